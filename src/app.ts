@@ -1,0 +1,123 @@
+// Builds the Fastify application (without listening): platform hooks, the resource groups of the
+// registry, the OpenAPI document and the reference. Tests build it exactly as the server does.
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { authenticate, KeyCache } from './platform/auth.ts';
+import { installErrorHandler } from './platform/error-handler.ts';
+import { EventHub } from './platform/event-hub.ts';
+import { claim, purgeExpired, settle } from './platform/idempotency.ts';
+import { openApiOptions } from './platform/openapi.ts';
+import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
+import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
+import type { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
+import { loadSecret } from './platform/secret.ts';
+import './platform/services.ts';
+import { validatorCompiler } from './platform/validation.ts';
+import { registerResources } from './resources/registry.ts';
+import { healthRoutes } from './platform/health.ts';
+
+export interface AppOptions {
+  config: Config;
+  /** An open store to use; when absent the app opens (and closes) the one DATABASE_URL names. */
+  database?: Database;
+  /** Fastify logger settings or instance; defaults to JSON lines on stdout at LOG_LEVEL. */
+  logger?: FastifyServerOptions['loggerInstance'];
+}
+
+/** The data API and key management need a credential; health and the reference do not. */
+const isApiRoute = (url: string | undefined) => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const ownDatabase = !options.database;
+  const database = options.database ?? openDatabase(config.databaseUrl);
+  await migrateToLatest(database);
+
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: { level: config.logLevel } }),
+    bodyLimit: 1024 * 1024,
+    // One line per request, written by the onResponse hook below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  const closing = new AbortController();
+  const limits = { perSecond: config.rateLimitPerSecond, perMinute: config.rateLimitPerMinute };
+  const limiter: RateLimiter = config.redisUrl
+    ? new RedisRateLimiter(config.redisUrl, limits, (error) => app.log.error({ err: { message: error.message } }, 'rate limiter unavailable; allowing requests'))
+    : new MemoryRateLimiter(limits);
+  const hub = new EventHub();
+  app.decorate('services', {
+    config,
+    database,
+    limiter,
+    keys: new KeyCache(),
+    hub,
+    notify: hub.notify,
+    secret: await loadSecret(database.db, config.secretKey),
+    closing: closing.signal,
+  });
+  app.decorateRequest('scope', undefined as never);
+  app.decorateRequest('apiKey', undefined as never);
+  app.decorateRequest('idempotency', undefined);
+
+  installErrorHandler(app);
+  const authDeps = { database, keys: app.services.keys, limiter, limits };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.is404 || request.routeOptions.config.public || !isApiRoute(request.routeOptions.url)) return;
+    await authenticate(authDeps, request, reply);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.scope || !WRITE_METHODS.has(request.method)) return;
+    if (!(await claim(database.db, request, reply))) return reply;
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.idempotency && !request.idempotency.stored) await settle(database.db, request, reply.statusCode, payload);
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
+  });
+
+  await app.register(swagger, openApiOptions);
+  await app.register(healthRoutes);
+  await registerResources(app);
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: { url: '/v1/openapi.json', title: 'Revenue Data Service API' },
+    logLevel: 'warn',
+  });
+
+  const purge = setInterval(() => {
+    purgeExpired(database.db).catch((error: Error) => app.log.warn({ err: { message: error.message } }, 'idempotency purge failed'));
+  }, PURGE_INTERVAL_MS).unref();
+
+  app.addHook('preClose', async () => {
+    closing.abort();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(purge);
+    await limiter.close();
+    if (ownDatabase) await database.close();
+  });
+  return app;
+}

@@ -1,0 +1,21 @@
+// Migrations run at start and by `cli migrate`. Kysely's Migrator serializes concurrent runs: an
+// advisory lock on PostgreSQL, BEGIN IMMEDIATE on SQLite (see node-sqlite-dialect.ts).
+import { Migrator, type Migration } from 'kysely/migration';
+import type { Database } from './database.ts';
+import { initial } from './migrations/0001-initial.ts';
+
+function migrations(database: Database): Record<string, Migration> {
+  return {
+    '0001-initial': initial(database.dialect),
+  };
+}
+
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations(database) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

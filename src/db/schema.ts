@@ -1,0 +1,162 @@
+// Table types for Kysely. Every tenant table carries org_id and mode; timestamps are unix seconds.
+
+
+export type Mode = 'live' | 'test';
+
+interface Tenant {
+  org_id: string;
+  mode: Mode;
+}
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  mode: Mode;
+  name: string;
+  token_hash: string;
+  is_agency: number;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+/** Maintained per-tenant numbers: row totals, the event sequence, the credit balance. */
+export interface CountersTable extends Tenant {
+  name: string;
+  value: number;
+}
+
+export interface IdempotencyKeysTable extends Tenant {
+  key: string;
+  fingerprint: string;
+  status: number | null;
+  body: string | null;
+  created_at: number;
+  locked_at: number;
+}
+
+export interface ListsTable extends Tenant {
+  id: string;
+  name: string;
+  type: string;
+  description: string | null;
+  member_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ListEntriesTable extends Tenant {
+  id: string;
+  list_id: string;
+  value: string;
+  kind: string;
+  created_at: number;
+}
+
+export interface ContactsTable extends Tenant {
+  id: string;
+  list_id: string;
+  name: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  title: string | null;
+  company: string | null;
+  company_id: string | null;
+  work_email: string | null;
+  email_domain: string | null;
+  personal_email: string | null;
+  phone: string | null;
+  linkedin_url: string | null;
+  city: string | null;
+  country: string | null;
+  seniority: string | null;
+  department: string | null;
+  tags: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CompaniesTable extends Tenant {
+  id: string;
+  name: string;
+  domain: string | null;
+  industry: string | null;
+  employee_count: number | null;
+  annual_revenue: number | null;
+  city: string | null;
+  country: string | null;
+  linkedin_url: string | null;
+  description: string | null;
+  tags: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CampaignsTable extends Tenant {
+  id: string;
+  name: string;
+  status: string;
+  channels: unknown;
+  list_id: string | null;
+  steps: unknown;
+  schedule: unknown;
+  audience_count: number;
+  launched_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CampaignEnrollmentsTable extends Tenant {
+  campaign_id: string;
+  contact_id: string;
+  created_at: number;
+}
+
+export interface EventsTable extends Tenant {
+  id: string;
+  seq: number;
+  type: string;
+  object_id: string;
+  data: unknown;
+  previous_attributes: unknown;
+  created_at: number;
+}
+
+export interface UsageTransactionsTable extends Tenant {
+  id: string;
+  type: string;
+  amount: number;
+  balance_after: number;
+  operation: string;
+  resource_id: string | null;
+  description: string | null;
+  created_at: number;
+}
+
+export interface DB {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  settings: SettingsTable;
+  counters: CountersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  lists: ListsTable;
+  list_entries: ListEntriesTable;
+  contacts: ContactsTable;
+  companies: CompaniesTable;
+  campaigns: CampaignsTable;
+  campaign_enrollments: CampaignEnrollmentsTable;
+  events: EventsTable;
+  usage_transactions: UsageTransactionsTable;
+}
+

@@ -1,0 +1,58 @@
+// The one place errors become responses. Client mistakes get their 4xx with a clear `detail`;
+// an unavailable store is 503; anything else is a 500 whose body never carries internals.
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError } from './errors.ts';
+import { toValidationError, type RouteMessages } from './validation.ts';
+
+const FASTIFY_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'Request body exceeds the 1 MiB limit'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'Content-Type must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'Content-Length does not match the body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'Request body is empty; send a JSON object or omit the Content-Type header'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'Request body is not valid JSON'],
+  FST_ERR_BAD_URL: [400, 'Malformed URL'],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'Bad request'],
+};
+
+// Connection-level failures of either store: the request may succeed once the store is back.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300', 'ERR_SQLITE_BUSY']);
+
+function isUnavailable(error: { code?: unknown; message?: string; errcode?: unknown }): boolean {
+  if (typeof error.code === 'string' && UNAVAILABLE_CODES.has(error.code)) return true;
+  if (error.errcode === 5 || error.errcode === 6) return true; // SQLITE_BUSY, SQLITE_LOCKED
+  const message = error.message ?? '';
+  return /Connection terminated|connection timeout|Client has encountered a connection error|database is locked|timeout exceeded when trying to connect/i.test(message);
+}
+
+function isUniqueViolation(error: { code?: unknown; errcode?: unknown; message?: string }): boolean {
+  return error.code === '23505' || error.errcode === 2067 || error.errcode === 1555 || /UNIQUE constraint failed/.test(error.message ?? '');
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { errcode?: unknown }, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.headers) reply.headers(error.headers);
+      return reply.code(error.status).send(error.body());
+    }
+    if (error.validation) {
+      const messages = (request.routeOptions.config as { messages?: RouteMessages }).messages;
+      const mapped = toValidationError(error.validation as never, error.validationContext ?? 'body', messages);
+      return reply.code(mapped.status).send(mapped.body());
+    }
+    const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+    if (known) return reply.code(known[0]).send({ detail: known[1] });
+    if (error instanceof SyntaxError && error.statusCode === 400) return reply.code(400).send({ detail: 'Request body is not valid JSON' });
+    if (isUniqueViolation(error)) return reply.code(409).send({ detail: 'The request conflicts with an existing record' });
+    if (isUnavailable(error)) {
+      request.log.error({ err: { message: error.message, code: error.code } }, 'store unavailable');
+      return reply.code(503).header('retry-after', '1').send({ detail: 'The service is temporarily unavailable; retry with backoff' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad Request' });
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ detail: 'Internal Server Error' });
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+}

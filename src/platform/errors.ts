@@ -1,0 +1,67 @@
+// One error type with a closed set of kinds, each mapped to its status. Handlers throw; the central
+// error handler (error-handler.ts) turns every error into the spec's `{"detail": …}` body.
+
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'payment_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation: 422,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+export interface FieldError {
+  loc: string[];
+  msg: string;
+  type: string;
+}
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  readonly status: number;
+  readonly detail: string | FieldError[];
+  /** Extra top-level members of the body, e.g. `type` for cursor errors. */
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(kind: ErrorKind, detail: string | FieldError[], options: { extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+    super(typeof detail === 'string' ? detail : 'Validation failed');
+    this.kind = kind;
+    this.status = STATUS[kind];
+    this.detail = detail;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+
+  body(): Record<string, unknown> {
+    return { ...this.extra, detail: this.detail };
+  }
+}
+
+export const badRequest = (detail: string) => new AppError('bad_request', detail);
+export const notFound = (detail: string) => new AppError('not_found', detail);
+export const conflict = (detail: string) => new AppError('conflict', detail);
+export const forbidden = (detail: string) => new AppError('forbidden', detail);
+export const unauthorized = (detail: string) => new AppError('unauthorized', detail);
+export const validationError = (errors: FieldError[]) => new AppError('validation', errors);
+export const cursorError = (detail: string) => new AppError('bad_request', detail, { extra: { type: 'bad_request' } });

@@ -1,0 +1,108 @@
+// Shared TypeBox building blocks. Every string has a length bound and refuses NUL (PostgreSQL cannot
+// store it), so hostile input is a 422 at the edge, never a database error.
+import { Type, type TSchema } from 'typebox';
+
+const NO_NUL = '^[^\\u0000]*$';
+
+interface StrOptions {
+  description: string;
+  examples?: unknown[];
+  maxLength?: number;
+  minLength?: number;
+  format?: string;
+}
+
+export const Str = (o: StrOptions) => Type.String({ maxLength: 1000, pattern: NO_NUL, ...o });
+
+export const Email = (description: string, example = 'ada@example.com') =>
+  Type.String({ format: 'email', maxLength: 254, description, examples: [example] });
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A string enumeration rendered as a plain JSON Schema `enum`. */
+export const StringEnum = <const T extends readonly string[]>(values: T, o: { description: string; examples?: unknown[] }) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...o });
+
+export const Timestamp = (description: string) => Type.Integer({ description, examples: [1767225600] });
+
+export const Tags = Type.Array(Str({ description: 'A tag', maxLength: 100, minLength: 1, examples: ['vip'] }), {
+  maxItems: 50,
+  description: 'Free-form labels',
+  examples: [['vip', 'q4']],
+});
+
+export const IdParams = (prefix: string, what: string) =>
+  Type.Object({ id: Str({ description: `Identifier of the ${what}`, maxLength: 64, examples: [`${prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }) });
+
+export const FieldErrorSchema = Type.Object({
+  loc: Type.Array(Type.String(), { description: 'Where the error is: body, query or path, then the field', examples: [['body', 'work_email']] }),
+  msg: Type.String({ description: 'What is wrong', examples: ['value is not a valid email address'] }),
+  type: Type.String({ description: 'Machine-readable error type', examples: ['value_error.email'] }),
+});
+
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.Union([Type.String(), Type.Array(FieldErrorSchema)], {
+      description: 'A human-readable message, or for validation errors (422) the list of field errors',
+      examples: ['Contact not found'],
+    }),
+    type: Type.Optional(Type.String({ description: 'Error type; `bad_request` for cursor errors', examples: ['bad_request'] })),
+  },
+  { description: 'Error' },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: a required field is missing, a value is invalid, or the cursor is malformed or foreign',
+  401: 'Missing, invalid or revoked API key, or a JWT instead of an API key',
+  402: 'Not enough credits for the operation',
+  403: 'The key may not do this',
+  404: 'Not found, or not visible to this key',
+  409: 'Conflict with the current state, or an identical idempotent request is still running',
+  413: 'Request body larger than 1 MiB',
+  415: 'Content-Type is not application/json',
+  422: 'The body or query fails validation',
+  429: 'Rate limit exceeded',
+  503: 'The store is unavailable; retry with backoff',
+};
+
+/** Error responses documented on every authenticated route, plus any route-specific ones. */
+export function errorResponses(...extra: number[]): Record<number, TSchema> {
+  const codes = new Set([400, 401, 403, 422, 429, 503, ...extra]);
+  const out: Record<number, TSchema> = {};
+  for (const code of [...codes].sort()) out[code] = Type.Object(ErrorBody.properties, { description: ERROR_DESCRIPTIONS[code] });
+  return out;
+}
+
+export const Data = <T extends TSchema>(schema: T, description: string) =>
+  Type.Object({ data: schema }, { description });
+
+export const PaginationSchema = Type.Object({
+  page: Type.Integer({ description: 'Current page number, 1-indexed', examples: [1] }),
+  limit: Type.Integer({ description: 'Items per page', examples: [50] }),
+  total: Type.Integer({ description: 'Total items across all pages', examples: [1234] }),
+  has_next: Type.Boolean({ description: 'True if more pages exist', examples: [true] }),
+  next_cursor: Nullable(Type.String({ description: 'Opaque cursor for the next page; null on the last page', examples: ['eyJ2IjoiY29uXzAxIn0.c2ln'] })),
+});
+
+export const ListOf = <T extends TSchema>(item: T, description: string) =>
+  Type.Object(
+    {
+      object: Type.Literal('list', { description: 'Always `list`' }),
+      data: Type.Array(item),
+      next_cursor: Nullable(Type.String({ description: 'Same as pagination.next_cursor' })),
+      pagination: PaginationSchema,
+    },
+    { description },
+  );
+
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, 1-indexed; ignored when `cursor` is given', examples: [1] })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items per page, 1 to 200', examples: [50] })),
+  cursor: Type.Optional(Type.String({ maxLength: 512, description: 'Opaque `next_cursor` from a previous page; takes precedence over `page`' })),
+};
+
+export const DeletedSchema = (prefix: string, what: string) =>
+  Type.Object({
+    id: Type.String({ description: `Identifier of the deleted ${what}`, examples: [`${prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }),
+    deleted: Type.Literal(true, { description: 'Always true' }),
+  });

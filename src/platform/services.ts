@@ -1,0 +1,38 @@
+// What routes reach through `request.server.services`, and the request fields the platform sets.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { AuthedKey, KeyCache } from './auth.ts';
+import type { EventHub } from './event-hub.ts';
+import type { IdempotencyClaim } from './idempotency.ts';
+import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+import type { Scope } from './scope.ts';
+import type { RouteMessages } from './validation.ts';
+
+export interface Services {
+  config: Config;
+  database: Database;
+  limiter: RateLimiter;
+  keys: KeyCache;
+  hub: EventHub;
+  notify: (scope: Scope) => void;
+  secret: string;
+  /** Aborted when the server shuts down: long-lived responses (event streams) end on it. */
+  closing: AbortSignal;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+  interface FastifyRequest {
+    scope: Scope;
+    apiKey: AuthedKey;
+    idempotency: IdempotencyClaim | undefined;
+  }
+  interface FastifyContextConfig {
+    /** No credential needed (health, OpenAPI document, reference). */
+    public?: boolean;
+    /** The spec's messages for missing required fields and invalid enum values. */
+    messages?: RouteMessages;
+  }
+}

@@ -1,0 +1,168 @@
+// Contacts. Each belongs to a list of type contacts or leads (whose member_count moves with it) and
+// is linked to the company whose domain matches its work e-mail. `suppressed` is read, not stored:
+// one indexed lookup per page against the tenant's suppression entries.
+import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { containsInsensitive, jsonArrayHas, parseJson } from '../../db/sql.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { PageRequest } from '../../platform/pagination.ts';
+import type { Scope } from '../../platform/scope.ts';
+import { readCounter, type WriteContext } from '../../platform/write.ts';
+import { CONTACT_LIST_TYPES } from '../lists/lists.schemas.ts';
+import { LIST_NOT_FOUND, previous } from '../lists/lists.store.ts';
+import type { Contact, ContactCreate, ContactQuery, ContactUpdate } from './contacts.schemas.ts';
+
+type Row = Selectable<DB['contacts']>;
+
+export const CONTACT_NOT_FOUND = 'Contact not found';
+
+const domainOf = (email: string | null | undefined) => (email ? email.slice(email.lastIndexOf('@') + 1) : null);
+const lower = (email: string | null | undefined) => (email == null ? email : email.trim().toLowerCase());
+
+function toContact(r: Row, suppressed: boolean): Contact {
+  return {
+    id: r.id, list_id: r.list_id, name: r.name, first_name: r.first_name, last_name: r.last_name, title: r.title,
+    company: r.company, company_id: r.company_id, work_email: r.work_email, personal_email: r.personal_email,
+    phone: r.phone, linkedin_url: r.linkedin_url, city: r.city, country: r.country, seniority: r.seniority,
+    department: r.department, tags: parseJson<string[]>(r.tags), suppressed,
+    created_at: Number(r.created_at), updated_at: Number(r.updated_at),
+  };
+}
+
+/** The API form of rows, with `suppressed` looked up for all of them at once. */
+export async function toContacts(db: Kysely<DB>, scope: Scope, rows: Row[]): Promise<Contact[]> {
+  if (rows.length === 0) return [];
+  const probes = new Set<string>();
+  for (const r of rows) {
+    for (const email of [r.work_email, r.personal_email]) {
+      if (email) {
+        probes.add(email);
+        probes.add(domainOf(email)!);
+      }
+    }
+  }
+  const hits = probes.size === 0 ? new Set<string>() : new Set((await db.selectFrom('list_entries').select('value')
+    .where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('value', 'in', [...probes]).execute()).map((e) => e.value));
+  const isSuppressed = (email: string | null) => email !== null && (hits.has(email) || hits.has(domainOf(email)!));
+  return rows.map((r) => toContact(r, isSuppressed(r.work_email) || isSuppressed(r.personal_email)));
+}
+
+const scoped = (db: Kysely<DB>, scope: Scope) =>
+  db.selectFrom('contacts').where('contacts.org_id', '=', scope.orgId).where('contacts.mode', '=', scope.mode);
+
+export async function findContact(db: Kysely<DB>, scope: Scope, id: string): Promise<Row> {
+  const row = await scoped(db, scope).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(CONTACT_NOT_FOUND);
+  return row;
+}
+
+function filtered(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery) {
+  let q = scoped(db, scope);
+  if (query.list_id !== undefined) q = q.where('list_id', '=', query.list_id);
+  if (query.company !== undefined) q = q.where('company', '=', query.company);
+  if (query.work_email !== undefined) q = q.where('work_email', '=', query.work_email.trim().toLowerCase());
+  if (query.title !== undefined) q = q.where(containsInsensitive(dialect, 'title', query.title));
+  if (query.tag !== undefined) q = q.where(jsonArrayHas(dialect, 'tags', query.tag));
+  if (query.created_after !== undefined) q = q.where('created_at', '>=', query.created_after);
+  if (query.created_before !== undefined) q = q.where('created_at', '<', query.created_before);
+  return q;
+}
+
+export function listContacts(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery, page: PageRequest): Promise<Row[]> {
+  let q = filtered(db, dialect, scope, query).selectAll();
+  if (page.after !== undefined) q = q.where('id', '<', String(page.after));
+  return q.orderBy('id', 'desc').limit(page.take).offset(page.offset).execute();
+}
+
+const FILTERS = ['title', 'list_id', 'company', 'work_email', 'tag', 'created_after', 'created_before'] as const;
+
+/**
+ * The exact number of contacts matching the query. Unfiltered and by-list totals are maintained
+ * counters (constant time at any size); other filters count the rows their index yields.
+ */
+export async function countContacts(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery): Promise<number> {
+  const used = FILTERS.filter((f) => query[f] !== undefined);
+  if (used.length === 0) return readCounter(db, scope, 'contacts');
+  if (used.length === 1 && used[0] === 'list_id') {
+    const list = await db.selectFrom('lists').select(['member_count', 'type']).where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('id', '=', query.list_id!).executeTakeFirst();
+    return list && CONTACT_LIST_TYPES.includes(list.type) ? Number(list.member_count) : 0;
+  }
+  const row = await filtered(db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Checks that a list can hold contacts. */
+async function requireContactList(w: WriteContext, listId: string): Promise<void> {
+  const list = await w.tx.selectFrom('lists').select('type').where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).where('id', '=', listId).executeTakeFirst();
+  if (!list) throw notFound(LIST_NOT_FOUND);
+  if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`Contacts can only be on lists of type ${CONTACT_LIST_TYPES.join(' or ')}`);
+}
+
+async function moveMembers(w: WriteContext, listId: string, delta: number): Promise<void> {
+  await w.tx.updateTable('lists').set((eb) => ({ member_count: eb('member_count', '+', delta) }))
+    .where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).where('id', '=', listId).execute();
+}
+
+/** The company of the tenant with this domain, which a contact with a matching e-mail links to. */
+async function companyFor(w: WriteContext, domain: string | null): Promise<string | null> {
+  if (!domain) return null;
+  const company = await w.tx.selectFrom('companies').select('id').where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).where('domain', '=', domain).executeTakeFirst();
+  return company?.id ?? null;
+}
+
+const deriveName = (first: string | null | undefined, last: string | null | undefined) => [first, last].filter(Boolean).join(' ') || null;
+
+export async function createContact(w: WriteContext, input: ContactCreate): Promise<Contact> {
+  await requireContactList(w, input.list_id);
+  const workEmail = lower(input.work_email) ?? null;
+  const domain = domainOf(workEmail);
+  const row: Row = {
+    id: newId('con'), org_id: w.scope.orgId, mode: w.scope.mode, list_id: input.list_id,
+    name: input.name ?? deriveName(input.first_name, input.last_name), first_name: input.first_name ?? null, last_name: input.last_name ?? null,
+    title: input.title ?? null, company: input.company ?? null, company_id: await companyFor(w, domain),
+    work_email: workEmail, email_domain: domain, personal_email: lower(input.personal_email) ?? null,
+    phone: input.phone ?? null, linkedin_url: input.linkedin_url ?? null, city: input.city ?? null, country: input.country ?? null,
+    seniority: input.seniority ?? null, department: input.department ?? null, tags: JSON.stringify(input.tags ?? []),
+    created_at: w.now, updated_at: w.now,
+  };
+  await w.tx.insertInto('contacts').values(row).execute();
+  await moveMembers(w, input.list_id, 1);
+  w.count('contacts', 1);
+  const [contact] = await toContacts(w.tx, w.scope, [row]);
+  w.emit('contact.created', contact);
+  return contact;
+}
+
+export async function updateContact(w: WriteContext, id: string, input: ContactUpdate): Promise<Contact> {
+  const before = await findContact(w.tx, w.scope, id);
+  const changes: Partial<Row> = { ...input, tags: input.tags === undefined ? undefined : JSON.stringify(input.tags) } as Partial<Row>;
+  if (input.list_id !== undefined && input.list_id !== before.list_id) {
+    await requireContactList(w, input.list_id);
+    await moveMembers(w, before.list_id, -1);
+    await moveMembers(w, input.list_id, 1);
+  }
+  if (input.work_email !== undefined) {
+    changes.work_email = lower(input.work_email) ?? null;
+    changes.email_domain = domainOf(changes.work_email);
+    changes.company_id = await companyFor(w, changes.email_domain);
+  }
+  if (input.personal_email !== undefined) changes.personal_email = lower(input.personal_email) ?? null;
+  if (input.tags === undefined) delete changes.tags;
+  changes.updated_at = w.now;
+  await w.tx.updateTable('contacts').set(changes).where('id', '=', id).where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).execute();
+  const [[old], [contact]] = await Promise.all([toContacts(w.tx, w.scope, [before]), toContacts(w.tx, w.scope, [{ ...before, ...changes }])]);
+  w.emit('contact.updated', contact, previous(old, input));
+  return contact;
+}
+
+export async function deleteContact(w: WriteContext, id: string): Promise<{ id: string; deleted: true }> {
+  const before = await findContact(w.tx, w.scope, id);
+  await w.tx.deleteFrom('contacts').where('id', '=', id).where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).execute();
+  await moveMembers(w, before.list_id, -1);
+  w.count('contacts', -1);
+  const [contact] = await toContacts(w.tx, w.scope, [before]);
+  w.emit('contact.deleted', contact);
+  return { id, deleted: true };
+}

@@ -1,0 +1,37 @@
+// Starts the service: configuration, store, migrations, listen; on SIGTERM or SIGINT it stops
+// taking connections, lets in-flight requests finish, ends live streams and closes the store.
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const app = await buildApp({ config });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    app.close().then(() => {
+      clearTimeout(force);
+      process.exit(0);
+    }, () => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error: unknown) => {
+  console.error('Failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

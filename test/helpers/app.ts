@@ -1,0 +1,69 @@
+// Builds the real application on the store of this run (SQLite in memory, or the run's PostgreSQL
+// database) and makes fresh organizations, so tests never share tenants or truncate tables.
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createOrganization, type CreatedOrganization } from '../../src/orgs/orgs.ts';
+
+export const databaseUrl = (): string => inject('databaseUrl');
+export const isPostgres = (): boolean => databaseUrl().startsWith('postgres');
+export const redisUrl = (): string => process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Every log line written by apps of this test file, to check that no secret is ever logged. */
+export const capturedLogs: string[] = [];
+
+export interface TestAppOptions {
+  env?: Record<string, string | undefined>;
+}
+
+export async function testApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'info', ...options.env });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      capturedLogs.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({ config, logger: pino({ level: 'info' }, sink) });
+  await app.ready();
+  return app;
+}
+
+let orgCounter = 0;
+
+export async function newOrg(app: FastifyInstance, name = `Test org ${++orgCounter}`): Promise<CreatedOrganization> {
+  return createOrganization(app.services.database, app.services.config, name);
+}
+
+export interface Client {
+  (method: InjectOptions['method'], url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  get: (url: string, headers?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  post: (url: string, body?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  patch: (url: string, body?: unknown, headers?: Record<string, string>) => Promise<LightMyRequestResponse>;
+  delete: (url: string, headers?: Record<string, string>) => Promise<LightMyRequestResponse>;
+}
+
+/** An HTTP client for `app` that sends `token` as the bearer credential (none when undefined). */
+export function client(app: FastifyInstance, token: string | undefined): Client {
+  const call = ((method, url, body, headers = {}) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      ...(body === undefined ? {} : { payload: body as object }),
+    })) as Client;
+  call.get = (url, headers) => call('GET', url, undefined, headers);
+  call.post = (url, body, headers) => call('POST', url, body ?? {}, headers);
+  call.patch = (url, body, headers) => call('PATCH', url, body ?? {}, headers);
+  call.delete = (url, headers) => call('DELETE', url, undefined, headers);
+  return call;
+}
+
+/** A fresh organization with clients for its live and test keys. */
+export async function tenant(app: FastifyInstance) {
+  const org = await newOrg(app);
+  return { ...org, live: client(app, org.live_token), test: client(app, org.test_token) };
+}
