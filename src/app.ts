@@ -39,7 +39,7 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const ownDatabase = !options.database;
-  const database = options.database ?? openDatabase(config.databaseUrl);
+  const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   await migrateToLatest(database);
 
   const app = Fastify({

@@ -5,6 +5,7 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  databasePoolSize: number;
   redisUrl: string | undefined;
   secretKey: string | undefined;
   rateLimitPerSecond: number;
@@ -42,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1),
     redisUrl,
     secretKey,
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50, 1),

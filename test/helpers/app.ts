@@ -20,7 +20,7 @@ export interface TestAppOptions {
 }
 
 export async function testApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
-  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'info', ...options.env });
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '4', LOG_LEVEL: 'info', ...options.env });
   const sink = new Writable({
     write(chunk, _encoding, done) {
       capturedLogs.push(String(chunk));
