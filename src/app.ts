@@ -5,13 +5,15 @@ import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { authenticate, KeyCache } from './platform/auth.ts';
-import { installErrorHandler } from './platform/error-handler.ts';
+import { frameworkErrorHandler, installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
 import { claim, purgeExpired, settle } from './platform/idempotency.ts';
+import { ListCache } from './platform/list-cache.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
 import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
@@ -19,6 +21,7 @@ import type { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
 import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
+import { recordRoutes } from './platform/route-table.ts';
 import { registerResources } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
@@ -43,7 +46,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await migrateToLatest(database);
 
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: { level: config.logLevel } }),
+    // Log lines go to stdout asynchronously: lines written while a write is in flight leave together
+    // in the next one, so logging costs no system call per request; they are flushed at exit.
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) } }),
     bodyLimit: 1024 * 1024,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -52,11 +57,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  recordRoutes(app);
+  // Bodies are JSON only: text/plain (parsed by default) gets 415 like any other media type.
+  app.removeContentTypeParser('text/plain');
 
   const closing = new AbortController();
   const limits = { perSecond: config.rateLimitPerSecond, perMinute: config.rateLimitPerMinute };
@@ -69,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     database,
     limiter,
     keys: new KeyCache(),
+    lists: new ListCache(),
     hub,
     notify: hub.notify,
     secret: await loadSecret(database.db, config.secretKey),
@@ -81,21 +91,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installErrorHandler(app);
   const authDeps = { database, keys: app.services.keys, limiter, limits };
 
-  app.addHook('onRequest', async (request, reply) => {
+  // These hooks run on every request: they take callbacks and finish synchronously on their common
+  // paths (a cached key, a read), so no promise is made for them.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (request.is404 || request.routeOptions.config.public || !isApiRoute(request.routeOptions.url)) return;
-    await authenticate(authDeps, request, reply);
+    if (request.is404 || request.routeOptions.config.public || !isApiRoute(request.routeOptions.url)) return done();
+    let pending;
+    try {
+      pending = authenticate(authDeps, request, reply);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.scope || !WRITE_METHODS.has(request.method)) return;
-    if (!(await claim(database.db, request, reply))) return reply;
+  app.addHook('preHandler', (request, reply, done) => {
+    if (!request.scope || !WRITE_METHODS.has(request.method)) return done();
+    claim(database.db, request, reply).then((proceed) => {
+      if (proceed) done();
+    }, done);
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.idempotency && !request.idempotency.stored) await settle(database.db, request, reply.statusCode, payload);
-    return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    // While shutting down, a response in flight closes its connection, so the server can stop.
+    if (closing.signal.aborted) reply.header('connection', 'close');
+    if (!request.idempotency || request.idempotency.stored) return done(null, payload);
+    settle(database.db, request, reply.statusCode, payload).then(() => done(null, payload), done);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
+    done();
   });
 
   await app.register(swagger, openApiOptions);

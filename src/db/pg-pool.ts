@@ -37,6 +37,10 @@ export function createPgPool(connectionString: string, max = 10): { pool: Postgr
       const client = await raw.connect();
       if (!wrapped.has(client)) {
         wrapped.add(client);
+        // A checked-out client is not covered by the pool's listener: a connection lost between two
+        // statements of a transaction would emit 'error' with no listener and crash the process. The
+        // next statement fails instead (503), and the pool drops the client when it is released.
+        client.on('error', () => {});
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
         (client as unknown as { query: unknown }).query = (text: unknown, values?: unknown[]) => {
           if (typeof text !== 'string') return query(text, values);

@@ -6,6 +6,7 @@ import type { Mode } from '../db/schema.ts';
 import { newId, nowSeconds } from '../platform/ids.ts';
 import { writeIn } from '../platform/write.ts';
 import { createApiKey } from '../resources/api-keys/api-keys.store.ts';
+import { seedSandbox } from '../resources/sandbox/sandbox.store.ts';
 import { grantCredits } from '../resources/usage/usage.store.ts';
 
 export interface CreatedOrganization {
@@ -22,7 +23,10 @@ export async function createOrganization(database: Database, config: Pick<Config
     const live = await createApiKey(tx, orgId, 'Default live key', 'live');
     const test = await createApiKey(tx, orgId, 'Default test key', 'test');
     for (const mode of ['live', 'test'] as Mode[]) {
-      await writeIn(tx, database.dialect, { orgId, mode }, (w) => grantCredits(w, config.defaultCredits, 'Starting credits'));
+      await writeIn(tx, database.dialect, { orgId, mode }, async (w) => {
+        await grantCredits(w, config.defaultCredits, 'Starting credits');
+        if (mode === 'test') await seedSandbox(w);
+      });
     }
     return { org_id: orgId, live_token: live.api_key_token, test_token: test.api_key_token };
   });

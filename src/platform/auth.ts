@@ -1,6 +1,7 @@
 // Authentication of every non-public route (spec section 5) followed by the rate limit (section 8).
 // Key lookups are cached for two seconds, so a hot key costs no query, and a key revoked anywhere
-// is refused by every process within that time (at once by the process that revoked it).
+// is refused by every process within that time (at once by the process that revoked it). This runs
+// before every data request, so its common path (cached key, in-process limiter) is synchronous.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Mode } from '../db/schema.ts';
@@ -29,27 +30,31 @@ export const MESSAGES = {
   orgMismatch: 'X-Org-Id does not match the organization of the API key',
 };
 
+/**
+ * Keys by presented token, for two seconds. Keyed by the token itself, so a cached request costs
+ * no hashing either; the token is already in the process's memory for the request.
+ */
 export class KeyCache {
   readonly #entries = new Map<string, { key: AuthedKey | null; expires: number }>();
 
-  get(hash: string): AuthedKey | null | undefined {
-    const entry = this.#entries.get(hash);
+  get(token: string): AuthedKey | null | undefined {
+    const entry = this.#entries.get(token);
     if (!entry) return undefined;
     if (entry.expires < Date.now()) {
-      this.#entries.delete(hash);
+      this.#entries.delete(token);
       return undefined;
     }
     return entry.key;
   }
 
-  set(hash: string, key: AuthedKey | null): void {
+  set(token: string, key: AuthedKey | null): void {
     if (this.#entries.size >= CACHE_MAX) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(hash, { key, expires: Date.now() + CACHE_TTL_MS });
+    this.#entries.set(token, { key, expires: Date.now() + CACHE_TTL_MS });
   }
 
   /** Drops a key at once (after a revocation in this process). */
   forget(keyId: string): void {
-    for (const [hash, entry] of this.#entries) if (entry.key?.id === keyId) this.#entries.delete(hash);
+    for (const [token, entry] of this.#entries) if (entry.key?.id === keyId) this.#entries.delete(token);
   }
 }
 
@@ -60,14 +65,15 @@ export interface AuthDeps {
   limits: RateLimits;
 }
 
-async function lookup(deps: AuthDeps, token: string): Promise<AuthedKey | null> {
-  const hash = hashToken(token);
-  const cached = deps.keys.get(hash);
+/** A cached key answers synchronously; only a miss queries the store. */
+function lookup(deps: AuthDeps, token: string): AuthedKey | null | Promise<AuthedKey | null> {
+  const cached = deps.keys.get(token);
   if (cached !== undefined) return cached;
-  const row = await findKeyByHash(deps.database.db, hash);
-  const key = row ? { id: row.id, orgId: row.org_id, mode: row.mode, isAgency: Boolean(row.is_agency), lastUsedAt: row.last_used_at } : null;
-  deps.keys.set(hash, key);
-  return key;
+  return findKeyByHash(deps.database.db, hashToken(token)).then((row) => {
+    const key = row ? { id: row.id, orgId: row.org_id, mode: row.mode, isAgency: Boolean(row.is_agency), lastUsedAt: row.last_used_at } : null;
+    deps.keys.set(token, key);
+    return key;
+  });
 }
 
 /** Best-effort, at most once a minute per key, after the response: never on the critical path. */
@@ -87,45 +93,66 @@ function setLimitHeaders(reply: FastifyReply, limits: RateLimits, decision: Rate
   reply.header('x-ratelimit-reset', decision.reset);
 }
 
-async function limit(deps: AuthDeps, reply: FastifyReply, bucket: string): Promise<void> {
-  const decision = await deps.limiter.hit(bucket);
-  setLimitHeaders(reply, deps.limits, decision);
-  if (!decision.allowed) {
-    throw new AppError('rate_limited', `Rate limit exceeded: at most ${deps.limits.perSecond} requests per second and ${deps.limits.perMinute} per minute per organization; retry after ${decision.retryAfter} s`, {
-      headers: { 'retry-after': String(decision.retryAfter) },
-    });
-  }
+const rateLimited = (limits: RateLimits, decision: RateLimitDecision) =>
+  new AppError('rate_limited', `Rate limit exceeded: at most ${limits.perSecond} requests per second and ${limits.perMinute} per minute per organization; retry after ${decision.retryAfter} s`, {
+    headers: { 'retry-after': String(decision.retryAfter) },
+  });
+
+/** Charges `bucket`; false when the request is over the limit (the limiter decides in-process when it can). */
+function limit(deps: AuthDeps, reply: FastifyReply, bucket: string): RateLimitDecision | Promise<RateLimitDecision> {
+  const decided = (decision: RateLimitDecision) => {
+    setLimitHeaders(reply, deps.limits, decision);
+    return decision;
+  };
+  return deps.limiter.hitSync ? decided(deps.limiter.hitSync(bucket)) : deps.limiter.hit(bucket).then(decided);
 }
 
-async function identify(deps: AuthDeps, request: FastifyRequest): Promise<AuthedKey> {
+function identify(deps: AuthDeps, request: FastifyRequest): AuthedKey | null | Promise<AuthedKey | null> {
   const header = request.headers.authorization;
   if (header === undefined || header === '') throw unauthorized(MESSAGES.missing);
   const match = /^Bearer +([^\s]+) *$/i.exec(header);
   if (!match || match[1].length > 512) throw unauthorized(MESSAGES.invalid);
   const token = match[1];
   if (looksLikeJwt(token)) throw unauthorized(MESSAGES.jwt);
-  const key = await lookup(deps, token);
-  if (!key) throw unauthorized(MESSAGES.invalid);
-  return key;
+  return lookup(deps, token);
 }
 
-/**
- * Authenticates the request and charges its organization's rate limit. Requests that fail
- * authentication are charged to the client address instead, so guessing keys is limited too and
- * every response carries the rate-limit headers.
- */
-export async function authenticate(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  let key: AuthedKey;
-  try {
-    key = await identify(deps, request);
-  } catch (error) {
-    await limit(deps, reply, `ip:${request.ip}`);
-    throw error;
-  }
-  await limit(deps, reply, `org:${key.orgId}`);
+/** A failed authentication is charged to the client address, so guessing keys is limited too. */
+async function refuse(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> {
+  const decision = await limit(deps, reply, `ip:${request.ip}`);
+  if (!decision.allowed) throw rateLimited(deps.limits, decision);
+  throw error;
+}
+
+function admit(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, key: AuthedKey | null): void | Promise<void> {
+  if (!key) return refuse(deps, request, reply, unauthorized(MESSAGES.invalid));
+  const decision = limit(deps, reply, `org:${key.orgId}`);
+  if (decision instanceof Promise) return decision.then((d) => accept(deps, request, key, d));
+  accept(deps, request, key, decision);
+}
+
+function accept(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, decision: RateLimitDecision): void {
+  if (!decision.allowed) throw rateLimited(deps.limits, decision);
   const orgHeader = request.headers['x-org-id'];
   if (orgHeader !== undefined && orgHeader !== key.orgId) throw forbidden(MESSAGES.orgMismatch);
   request.apiKey = key;
   request.scope = { orgId: key.orgId, mode: key.mode } satisfies Scope;
   touch(deps, key, request);
+}
+
+/**
+ * Authenticates the request and charges its organization's rate limit; every response carries the
+ * rate-limit headers. With the key cached and an in-process limiter this runs synchronously (no
+ * promise, no query): it returns a promise only when it has to wait, and throws or rejects with
+ * the error to answer.
+ */
+export function authenticate(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+  let key: AuthedKey | null | Promise<AuthedKey | null>;
+  try {
+    key = identify(deps, request);
+  } catch (error) {
+    return refuse(deps, request, reply, error);
+  }
+  if (key instanceof Promise) return key.then((k) => admit(deps, request, reply, k));
+  return admit(deps, request, reply, key);
 }

@@ -1,4 +1,5 @@
-// Health and the API description: no credential needed.
+// Health and the API description: no credential needed. Both are operational endpoints, outside
+// the API they describe, so they are left out of the OpenAPI document.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ping } from '../db/database.ts';
@@ -8,6 +9,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/healthz', {
     config: { public: true },
     schema: {
+      hide: true,
       tags: ['Platform'],
       summary: 'Health check',
       description: 'Answers 200 when the service and its store answer, 503 otherwise. Needs no credential.',
@@ -25,6 +27,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/v1/openapi.json', {
     config: { public: true },
     schema: {
+      hide: true,
       tags: ['Platform'],
       summary: 'OpenAPI description',
       description: 'This API\'s OpenAPI 3.1 description, for client generation. Needs no credential.',

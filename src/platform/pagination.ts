@@ -51,8 +51,10 @@ function decode(secret: string, bound: string, cursor: string): CursorPayload {
   const dot = cursor.indexOf('.');
   if (dot <= 0 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor)) throw cursorError('Malformed cursor: pass back a next_cursor exactly as returned');
   const payload = cursor.slice(0, dot);
-  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
-  const expected = sign(secret, bound, payload);
+  // Compared as text, not as decoded bytes: base64url has several spellings of the same bytes (the
+  // unused low bits of the last character), and only the one issued is a valid cursor.
+  const given = Buffer.from(cursor.slice(dot + 1));
+  const expected = Buffer.from(sign(secret, bound, payload).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw cursorError('Invalid cursor: it was not issued for this endpoint, these filters and this key');
   }

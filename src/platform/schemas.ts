@@ -1,8 +1,10 @@
 // Shared TypeBox building blocks. Every string has a length bound and refuses NUL (PostgreSQL cannot
-// store it), so hostile input is a 422 at the edge, never a database error.
+// store it) and lone UTF-16 surrogates (no store can: they would be stored as U+FFFD, unlike the value
+// acknowledged), so hostile input is a 422 at the edge, never a database error or a silent change.
 import { Type, type TSchema } from 'typebox';
 
-const NO_NUL = '^[^\\u0000]*$';
+// Validated with the `u` flag: a surrogate pair is one code point, a lone surrogate is refused.
+const NO_NUL = '^[^\\u0000\\ud800-\\udfff]*$';
 
 interface StrOptions {
   description: string;

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { AuthedKey, KeyCache } from './auth.ts';
 import type { EventHub } from './event-hub.ts';
 import type { IdempotencyClaim } from './idempotency.ts';
+import type { ListCache } from './list-cache.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
 import type { RouteMessages } from './validation.ts';
@@ -13,6 +14,8 @@ export interface Services {
   database: Database;
   limiter: RateLimiter;
   keys: KeyCache;
+  /** List answers and filtered totals, reused while the tenant's data is unchanged. */
+  lists: ListCache;
   hub: EventHub;
   notify: (scope: Scope) => void;
   secret: string;

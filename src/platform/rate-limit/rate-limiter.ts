@@ -19,5 +19,7 @@ export interface RateLimits {
 
 export interface RateLimiter {
   hit(key: string): Promise<RateLimitDecision>;
+  /** The same decision without a promise, for limiters that decide in-process. */
+  hitSync?(key: string): RateLimitDecision;
   close(): Promise<void>;
 }

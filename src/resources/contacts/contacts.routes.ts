@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { canonicalJson } from '../../platform/canonical-json.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { paginate } from '../../platform/pagination.ts';
 import { Data, DeletedSchema, errorResponses, IdParams, ListOf } from '../../platform/schemas.ts';
@@ -13,7 +14,7 @@ const messages = { required: { list_id: 'list_id is required when creating conta
 
 export async function contactRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { database } = app.services;
+  const { database, lists } = app.services;
   const db = database.db;
 
   app.get('/contacts', {
@@ -22,11 +23,16 @@ export async function contactRoutes(fastify: FastifyInstance): Promise<void> {
       description: 'Lists contacts, newest first, with an exact `total`. Filters combine: `title` (contains, case-insensitive), `list_id`, `company`, `work_email`, `tag`, `created_after`, `created_before`.',
       querystring: s.ContactQuerySchema, response: { 200: ListOf(s.ContactSchema, 'A page of contacts'), ...errorResponses() },
     },
-  }, (req) => paginate(req, req.query, {
-    fetch: (page) => store.listContacts(db, database.dialect, req.scope, req.query, page),
-    count: () => store.countContacts(db, database.dialect, req.scope, req.query),
-    keyOf: (row) => row.id,
-    map: (rows) => store.toContacts(db, req.scope, rows),
+  }, (req, reply) => lists.answer(req, reply, (version) => {
+    const { page: _page, limit: _limit, cursor: _cursor, ...filters } = req.query;
+    let total: Promise<number> | undefined;
+    const count = () => (total ??= lists.total(req.scope, `contacts ${canonicalJson(filters)}`, version, () => store.countContacts(db, database.dialect, req.scope, req.query)));
+    return paginate(req, req.query, {
+      fetch: (page) => store.listContacts(db, database.dialect, req.scope, req.query, page, count),
+      count,
+      keyOf: (row) => row.id,
+      map: (rows) => store.toContacts(db, req.scope, rows),
+    });
   }));
 
   app.post('/contacts', {
@@ -40,10 +46,7 @@ export async function contactRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/contacts/:id', {
     schema: { tags, summary: 'Get a contact', description: 'Reads one contact; 404 `Contact not found` if it does not exist or was deleted.', params, response: { 200: Data(s.ContactSchema, 'The contact'), ...errorResponses(404) } },
-  }, async (req) => {
-    const [contact] = await store.toContacts(db, req.scope, [await store.findContact(db, req.scope, req.params.id)]);
-    return { data: contact };
-  });
+  }, async (req) => ({ data: await store.readContact(db, database.dialect, req.scope, req.params.id) }));
 
   app.patch('/contacts/:id', {
     schema: {

@@ -1,9 +1,10 @@
 // Contacts. Each belongs to a list of type contacts or leads (whose member_count moves with it) and
 // is linked to the company whose domain matches its work e-mail. `suppressed` is read, not stored:
 // one indexed lookup per page against the tenant's suppression entries.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import { statement } from '../../db/prepared.ts';
 import { containsInsensitive, jsonArrayHas, parseJson } from '../../db/sql.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -49,6 +50,25 @@ export async function toContacts(db: Kysely<DB>, scope: Scope, rows: Row[]): Pro
   return rows.map((r) => toContact(r, isSuppressed(r.work_email) || isSuppressed(r.personal_email)));
 }
 
+// The part of an address after its last '@' (what domainOf computes), in each store's SQL.
+const DOMAIN_SQL = {
+  sqlite: (c: string) => `replace(${c}, rtrim(${c}, replace(${c}, '@', '')), '')`,
+  postgres: (c: string) => `split_part(${c}, '@', -1)`,
+};
+const readSql = (domain: (c: string) => string) => `select c.*, exists (select 1 from list_entries e where e.org_id = c.org_id and e.mode = c.mode
+  and e.value in (c.work_email, ${domain('c.work_email')}, c.personal_email, ${domain('c.personal_email')})) as suppressed
+  from contacts c where c.id = ? and c.org_id = ? and c.mode = ?`;
+// Reading one contact is the hottest path: one fixed statement answers the row and its `suppressed`
+// together (the same rule as toContacts), so it costs one query and, on PostgreSQL, one round trip.
+const READ_CONTACT = statement<Row & { suppressed: number | boolean }>({ sqlite: readSql(DOMAIN_SQL.sqlite), postgres: readSql(DOMAIN_SQL.postgres) });
+
+/** The API form of one contact; 404 when the tenant has no contact with this id. */
+export async function readContact(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: string): Promise<Contact> {
+  const row = await READ_CONTACT.first(db, dialect, [id, scope.orgId, scope.mode]);
+  if (!row) throw notFound(CONTACT_NOT_FOUND);
+  return toContact(row, Boolean(row.suppressed));
+}
+
 const scoped = (db: Kysely<DB>, scope: Scope) =>
   db.selectFrom('contacts').where('contacts.org_id', '=', scope.orgId).where('contacts.mode', '=', scope.mode);
 
@@ -58,8 +78,31 @@ export async function findContact(db: Kysely<DB>, scope: Scope, id: string): Pro
   return row;
 }
 
-function filtered(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery) {
-  let q = scoped(db, scope);
+/**
+ * SQLite answers `title` (contains) from the trigram index of migration 0002 when that is cheaper
+ * than scanning the tenant: the index yields every contact whose title has the text (folding case
+ * beyond ASCII too, so a superset), the LIKE filter then keeps exactly what LIKE matches, so results
+ * never depend on the path. The index covers every tenant and needs three characters; a tenant of
+ * up to TITLE_SCAN_MAX contacts is scanned, which is cheap and never reads other tenants' matches.
+ */
+const TITLE_SCAN_MAX = 20_000;
+const titlePhrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
+async function titleIndexUsable(db: Kysely<DB>, dialect: Dialect, scope: Scope, title: string | undefined): Promise<number | false> {
+  if (dialect !== 'sqlite' || title === undefined || [...title].length < 3) return false;
+  const size = await readCounter(db, scope, 'contacts');
+  return size > TITLE_SCAN_MAX ? size : false;
+}
+
+/**
+ * The tenant's contacts matching the query. `byTitleIndex` starts from the title index's
+ * candidates: the tenant's own indexes are switched off (unary +) so the planner cannot prefer them.
+ */
+function filtered(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery, byTitleIndex = false) {
+  let q = byTitleIndex
+    ? db.selectFrom('contacts').where(sql`+contacts.org_id`, '=', scope.orgId).where(sql`+contacts.mode`, '=', scope.mode)
+      .where(sql<SqlBool>`contacts.rowid in (select rowid from contacts_title_fts where contacts_title_fts match ${titlePhrase(query.title!)})`)
+    : scoped(db, scope);
   if (query.list_id !== undefined) q = q.where('list_id', '=', query.list_id);
   if (query.company !== undefined) q = q.where('company', '=', query.company);
   if (query.work_email !== undefined) q = q.where('work_email', '=', query.work_email.trim().toLowerCase());
@@ -70,7 +113,20 @@ function filtered(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Contact
   return q;
 }
 
-export function listContacts(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery, page: PageRequest): Promise<Row[]> {
+/**
+ * One page, newest first. With a title filter on a large tenant, `total` (the exact number of
+ * matches) picks the cheaper path: reading all matches from the index costs about one row each;
+ * scanning the tenant newest first costs about (offset + take) / selectivity rows.
+ */
+export async function listContacts(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: ContactQuery, page: PageRequest, total?: () => Promise<number>): Promise<Row[]> {
+  const size = total ? await titleIndexUsable(db, dialect, scope, query.title) : false;
+  const matches = size === false ? 0 : await total!();
+  if (size !== false && matches * matches < (page.offset + page.take) * size) {
+    let ids = filtered(db, dialect, scope, query, true).select('contacts.id');
+    if (page.after !== undefined) ids = ids.where('contacts.id', '<', String(page.after));
+    ids = ids.orderBy('contacts.id', 'desc').limit(page.take).offset(page.offset);
+    return db.selectFrom('contacts').selectAll().where('id', 'in', ids).orderBy('id', 'desc').execute();
+  }
   let q = filtered(db, dialect, scope, query).selectAll();
   if (page.after !== undefined) q = q.where('id', '<', String(page.after));
   return q.orderBy('id', 'desc').limit(page.take).offset(page.offset).execute();
@@ -89,7 +145,8 @@ export async function countContacts(db: Kysely<DB>, dialect: Dialect, scope: Sco
     const list = await db.selectFrom('lists').select(['member_count', 'type']).where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('id', '=', query.list_id!).executeTakeFirst();
     return list && CONTACT_LIST_TYPES.includes(list.type) ? Number(list.member_count) : 0;
   }
-  const row = await filtered(db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const byTitleIndex = (await titleIndexUsable(db, dialect, scope, query.title)) !== false;
+  const row = await filtered(db, dialect, scope, query, byTitleIndex).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

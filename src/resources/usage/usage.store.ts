@@ -1,10 +1,13 @@
 // The credit ledger of a tenant. The balance is a maintained counter moved in the same transaction
 // as the ledger row and the work it pays for, so balance_after is always the true running balance.
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { AppError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { bumpCounter, type WriteContext } from '../../platform/write.ts';
+import type { PageRequest } from '../../platform/pagination.ts';
+import type { Scope } from '../../platform/scope.ts';
+import { bumpCounter, readCounter, type WriteContext } from '../../platform/write.ts';
+import type { TransactionQuery, Usage } from './usage.schemas.ts';
 
 type Row = Selectable<DB['usage_transactions']>;
 
@@ -50,3 +53,43 @@ export const grantCredits = (w: WriteContext, amount: number, description: strin
 /** Debits `amount` credits, or throws 402 (rolling back the whole write) when the balance is short. */
 export const debitCredits = (w: WriteContext, amount: number, operation: string, resourceId: string, description: string) =>
   record(w, { type: 'debit', amount, operation, resourceId, description }, -amount);
+
+const scoped = (db: Kysely<DB>, scope: Scope) =>
+  db.selectFrom('usage_transactions').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode);
+
+export function listTransactions(db: Kysely<DB>, scope: Scope, query: TransactionQuery, page: PageRequest): Promise<Row[]> {
+  let q = scoped(db, scope).selectAll();
+  if (query.type !== undefined) q = q.where('type', '=', query.type);
+  if (page.after !== undefined) q = q.where('id', '<', String(page.after));
+  return q.orderBy('id', 'desc').limit(page.take).offset(page.offset).execute();
+}
+
+/** The exact number of transactions; the unfiltered total is a maintained counter. */
+export async function countTransactions(db: Kysely<DB>, scope: Scope, query: TransactionQuery): Promise<number> {
+  if (query.type === undefined) return readCounter(db, scope, 'usage_transactions');
+  const row = await scoped(db, scope).select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', query.type).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The current calendar month in UTC, as unix seconds [start, end). */
+export function currentPeriod(now = new Date()): { start: number; end: number } {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth();
+  return { start: Date.UTC(year, month, 1) / 1000, end: Date.UTC(year, month + 1, 1) / 1000 };
+}
+
+/** The balance and the sums of this month's ledger, by type. */
+export async function readUsage(db: Kysely<DB>, scope: Scope): Promise<Usage> {
+  const { start, end } = currentPeriod();
+  const [balance, sums] = await Promise.all([
+    readCounter(db, scope, 'credits'),
+    scoped(db, scope).select((eb) => ['type', eb.fn.sum<number>('amount').as('total'), eb.fn.countAll<number>().as('n')])
+      .where('created_at', '>=', start).where('created_at', '<', end).groupBy('type').execute(),
+  ]);
+  const of = (type: string) => sums.find((s) => s.type === type);
+  return {
+    balance, period_start: start, period_end: end,
+    granted: Number(of('grant')?.total ?? 0), debited: Number(of('debit')?.total ?? 0), refunded: Number(of('refund')?.total ?? 0),
+    transactions: sums.reduce((n, s) => n + Number(s.n), 0),
+  };
+}

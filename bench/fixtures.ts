@@ -1,0 +1,52 @@
+// Deterministic, realistic contact data for the benchmark. One title in a hundred contains
+// "quantum", so `?title=quantum` matches about 1% of an organization's contacts.
+const FIRST = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Margaret', 'Ken', 'Radia', 'Tim', 'Sophie', 'Linus', 'Hedy', 'Dennis'];
+const LAST = ['Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'McCarthy', 'Hamilton', 'Thompson', 'Perlman', 'Berners-Lee', 'Wilson', 'Torvalds', 'Lamarr', 'Ritchie'];
+const TITLES = [
+  'VP Engineering', 'Head of Sales', 'Account Executive', 'Chief Revenue Officer', 'Marketing Manager', 'Software Engineer',
+  'Data Analyst', 'Customer Success Lead', 'Product Manager', 'Director of Operations', 'Sales Development Rep', 'CTO',
+  'Finance Director', 'Growth Marketer', 'Solutions Architect', 'Recruiter', 'Office Manager', 'Chief Executive Officer',
+];
+export const RARE_TITLE = 'Quantum Research Lead';
+export const RARE_SUBSTRING = 'quantum';
+const COMPANIES = ['Analytical Engines', 'Bletchley Systems', 'Cobol Works', 'Semaphore Labs', 'Clu Software', 'TeX Press', 'Apollo Guidance', 'Unix Room'];
+const CITIES = [['London', 'GB'], ['Paris', 'FR'], ['Berlin', 'DE'], ['New York', 'US'], ['Toronto', 'CA'], ['Tokyo', 'JP']];
+const SENIORITY = ['entry', 'senior', 'manager', 'director', 'vp', 'c_suite'];
+const DEPARTMENTS = ['engineering', 'sales', 'marketing', 'finance', 'operations'];
+
+export interface ContactFields {
+  name: string;
+  first_name: string;
+  last_name: string;
+  title: string;
+  company: string;
+  work_email: string;
+  phone: string;
+  city: string;
+  country: string;
+  seniority: string;
+  department: string;
+  tags: string[];
+}
+
+/** The i-th contact of an organization: same input, same contact. */
+export function contactFields(i: number): ContactFields {
+  const first = FIRST[i % FIRST.length];
+  const last = LAST[Math.floor(i / FIRST.length) % LAST.length];
+  const company = COMPANIES[i % COMPANIES.length];
+  const [city, country] = CITIES[i % CITIES.length];
+  return {
+    name: `${first} ${last}`,
+    first_name: first,
+    last_name: last,
+    title: i % 100 === 0 ? RARE_TITLE : TITLES[i % TITLES.length],
+    company,
+    work_email: `${first}.${last}${i}@${company.toLowerCase().replace(/ /g, '')}${i % 50}.example`.toLowerCase(),
+    phone: `+44 20 7946 ${String(i % 10_000).padStart(4, '0')}`,
+    city,
+    country,
+    seniority: SENIORITY[i % SENIORITY.length],
+    department: DEPARTMENTS[i % DEPARTMENTS.length],
+    tags: i % 10 === 0 ? ['vip'] : [],
+  };
+}

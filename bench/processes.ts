@@ -1,0 +1,144 @@
+// Child processes of a run: servers pinned to core 0 and the load generator pinned to core 1 (with
+// `taskset`, when it exists and there are two cores), so the two never compete for one core.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { ServiceStats } from './instrumented-server.ts';
+import type { LoadSpec, RoundResult } from './load.ts';
+import type { WalkResult, WalkSpec } from './walk.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const SERVER_CORE = 0;
+export const LOAD_CORE = 1;
+
+export const canPin = (): boolean => availableParallelism() >= 2 && spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const pinned = canPin();
+
+function command(core: number, script: string, args: string[] = []): [string, string[]] {
+  const node = [process.execPath, '--disable-warning=ExperimentalWarning', script, ...args];
+  return pinned ? ['taskset', ['-c', String(core), ...node]] : [node[0], node.slice(1)];
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Server {
+  url: string;
+  /** CPU seconds (user + system) the server process has used so far; null where /proc is missing. */
+  cpuSeconds(): number | null;
+  /** Event-loop and memory figures (instrumented service only). */
+  stats(): Promise<ServiceStats>;
+  resetStats(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function request<T>(child: ChildProcess, message: { type: string }, answer: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${answer} from the service`)), 10_000);
+    const onMessage = (reply: { type: string; stats?: T }) => {
+      if (reply.type !== answer) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(reply.stats as T);
+    };
+    child.on('message', onMessage);
+    child.send(message);
+  });
+}
+
+const TICKS_PER_SECOND = 100;
+
+function cpuSeconds(pid: number): number | null {
+  try {
+    // Fields after the command name: state is the 3rd, utime the 14th, stime the 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts `script` (relative to the repository) on the server core and waits until it answers HTTP. */
+export async function startServer(script: string, env: Record<string, string>, logFile?: string): Promise<Server> {
+  const port = await freePort();
+  const log = logFile ? openSync(logFile, 'a') : 'ignore';
+  const [file, args] = command(SERVER_CORE, script);
+  const child = spawn(file, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', log, 'pipe', 'ipc'],
+  });
+  if (typeof log === 'number') closeSync(log);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (gone) throw new Error(`${script} exited before answering: ${stderr}`);
+    try {
+      await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${script} did not answer within 120 s: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return {
+    url,
+    cpuSeconds: () => cpuSeconds(child.pid!),
+    stats: () => request<ServiceStats>(child, { type: 'stats' }, 'stats'),
+    resetStats: async () => {
+      await request(child, { type: 'reset' }, 'reset-done');
+    },
+    stop: async () => {
+      if (gone) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface LoadResult {
+  warmup: RoundResult | null;
+  rounds: RoundResult[];
+}
+
+/** Runs a worker script (the load generator or the walk) on the load core; returns its JSON output. */
+async function runWorker<T>(script: string, spec: object): Promise<T> {
+  const [file, args] = command(LOAD_CORE, script, [JSON.stringify(spec)]);
+  const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${script} failed (${code}): ${err}`);
+  return JSON.parse(out) as T;
+}
+
+export const runLoad = (spec: LoadSpec) => runWorker<LoadResult>('bench/load.ts', spec);
+export const runWalk = (spec: WalkSpec) => runWorker<WalkResult>('bench/walk.ts', spec);

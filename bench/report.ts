@@ -1,0 +1,73 @@
+// Ratios, targets and the printed table of a run.
+import type { Figure, StoreResult } from './scenarios.ts';
+
+export interface Target {
+  id: string;
+  name: string;
+  value: number | null;
+  op: '>=' | '<=';
+  target: number;
+  pass: boolean | null;
+}
+
+export interface SharedBaselines {
+  a_node_http: Figure;
+  b_fastify_json: Figure;
+}
+
+const ratio = (x: number, y: number) => (y > 0 ? Math.round((x / y) * 1000) / 1000 : null);
+
+export function targetsOf(r: StoreResult): Target[] {
+  const s = r.scenarios;
+  const walkPages = Object.keys(s.s3_cursor_walk.pages).map(Number).sort((a, b) => a - b);
+  const deepest = walkPages[walkPages.length - 1];
+  const rows: Array<Omit<Target, 'pass'>> = [
+    { id: '1', name: 'GET one / baseline (c)', value: ratio(s.s1_get_one.rps, r.baselines.c_get_by_id.rps), op: '>=', target: 0.7 },
+    { id: '2', name: 'list first page with total / scenario 1', value: ratio(s.s2_list_first_page.rps, s.s1_get_one.rps), op: '>=', target: 0.5 },
+    { id: '3', name: `page ${deepest.toLocaleString('en')} latency / page 1 latency`, value: ratio(s.s3_cursor_walk.pages[deepest].p50, s.s3_cursor_walk.pages[1].p50), op: '<=', target: 1.2 },
+    { id: '4', name: 'title contains / scenario 1', value: ratio(s.s4_title_contains.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
+    { id: '5', name: 'create / baseline (d)', value: ratio(s.s5_create.rps, r.baselines.d_insert.rps), op: '>=', target: 0.5 },
+    { id: '6', name: '429 answers / scenario 1', value: ratio(s.s6_rate_limited.rejectedPerSecond, s.s1_get_one.rps), op: '>=', target: 1.5 },
+    { id: '7a', name: 'GET one p50 at N / at 10k', value: s.s7_growth ? ratio(s.s1_get_one.p50, s.s7_growth.s1_get_one.p50) : null, op: '<=', target: 1.3 },
+    { id: '7b', name: 'list p50 at N / at 10k', value: s.s7_growth ? ratio(s.s2_list_first_page.p50, s.s7_growth.s2_list_first_page.p50) : null, op: '<=', target: 1.3 },
+    { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
+    { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
+  ];
+  return rows.map((t) => ({ ...t, pass: t.value === null ? null : t.op === '>=' ? t.value >= t.target : t.value <= t.target }));
+}
+
+const pad = (text: string, width: number, right = false) => (right ? text.padStart(width) : text.padEnd(width));
+const num = (x: number) => x.toLocaleString('en', { maximumFractionDigits: 0 });
+const ms = (x: number) => x.toFixed(2);
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+function figureRow(name: string, f: Figure): string {
+  return `  ${pad(name, 44)}${pad(num(f.rps), 10, true)}${pad(ms(f.p50), 9, true)}${pad(ms(f.p99), 9, true)}${pad(pct(f.spread), 8, true)}${pad(f.cpuUsPerRequest === null ? '' : f.cpuUsPerRequest.toFixed(1), 9, true)}${pad(f.serverCpuShare === null ? '' : pct(f.serverCpuShare), 6, true)}${f.unexpected ? `  (${f.unexpected} unexpected)` : ''}`;
+}
+
+/** The figures and the targets of one store, as printed and as pasted into docs/performance.md. */
+export function table(shared: SharedBaselines, r: StoreResult, targets: Target[], n: number): string {
+  const s = r.scenarios;
+  const lines = [
+    `${r.store} — ${num(r.seed.contacts)} contacts in the large organization, ${r.seed.smallOrgs} small organizations (seeded in ${r.seed.seconds} s)`,
+    `  ${pad('scenario', 44)}${pad('req/s', 10, true)}${pad('p50 ms', 9, true)}${pad('p99 ms', 9, true)}${pad('spread', 8, true)}${pad('CPU µs', 9, true)}${pad('busy', 6, true)}`,
+    figureRow('(a) bare node:http JSON', shared.a_node_http),
+    figureRow('(b) bare Fastify JSON', shared.b_fastify_json),
+    figureRow('(c) bare Fastify GET by id (prepared)', r.baselines.c_get_by_id),
+    figureRow('(d) bare Fastify single-row insert', r.baselines.d_insert),
+    figureRow('1 GET /v1/contacts/{id}', s.s1_get_one),
+    figureRow(`2 GET /v1/contacts?limit=50 (total ${num(s.s2_list_first_page.total)})`, s.s2_list_first_page),
+    ...Object.entries(s.s3_cursor_walk.pages).map(([page, p]) => `  ${pad(`3 cursor walk, page ${num(Number(page))}`, 44)}${pad('', 10)}${pad(ms(p.p50), 9, true)}${pad('', 9)}${pad('', 8)}  (1 connection, ${p.samples} pages)`),
+    figureRow(`4 title contains "${s.s4_title_contains.substring}" (total ${num(s.s4_title_contains.total)})`, s.s4_title_contains),
+    figureRow('5 POST /v1/contacts with Idempotency-Key', s.s5_create),
+    `${figureRow('6 over the limit: 429 answers/s', { ...s.s6_rate_limited, rps: s.s6_rate_limited.rejectedPerSecond })}  (${num(s.s6_rate_limited.allowedPerSecond)}/s allowed)`,
+    ...(s.s7_growth
+      ? [figureRow(`7 GET one at ${num(s.s7_growth.base)}`, s.s7_growth.s1_get_one), figureRow(`7 list first page at ${num(s.s7_growth.base)}`, s.s7_growth.s2_list_first_page)]
+      : []),
+    `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
+    '',
+    `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,
+    ...targets.map((t) => `  ${pad(`${t.id} ${t.name.replace('at N', `at ${num(n)}`)}`, 48)}${pad(t.value === null ? 'n/a' : String(t.value), 10, true)}${pad(`${t.op} ${t.target}`, 10, true)}  ${t.pass === null ? 'not measured' : t.pass ? 'pass' : 'FAIL'}`),
+  ];
+  return lines.join('\n');
+}

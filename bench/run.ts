@@ -1,0 +1,101 @@
+// `npm run bench`: the baselines and scenarios of docs/performance.md on SQLite and, when
+// BENCH_PG_URL or DATABASE_URL names a PostgreSQL server, on PostgreSQL in the same run. Writes
+// bench/results/latest.json and prints the table.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { parseOptions, USAGE } from './options.ts';
+import { canPin, LOAD_CORE, SERVER_CORE, startServer } from './processes.ts';
+import { table, targetsOf, type SharedBaselines } from './report.ts';
+import { benchStore, measure, type StoreResult } from './scenarios.ts';
+import { postgresServerUrl } from './stores.ts';
+
+const packageVersion = (name: string) => (JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+
+async function postgresVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ server_version: string }>('show server_version');
+  await client.end();
+  return rows[0].server_version;
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const pgServer = postgresServerUrl();
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2), pgServer !== undefined);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const started = performance.now();
+  const log = (message: string) => console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+  const workDir = mkdtempSync(join(tmpdir(), 'rds-bench-run-'));
+  const pinned = canPin();
+  if (!pinned) log('taskset not available (or one core): service and load share the cores; figures are less reliable');
+
+  try {
+    log('baselines (a) and (b)');
+    const shared = {} as SharedBaselines;
+    for (const [key, script] of [['a_node_http', 'bench/baselines/node-http.ts'], ['b_fastify_json', 'bench/baselines/fastify-json.ts']] as const) {
+      const server = await startServer(script, {});
+      try {
+        shared[key] = await measure(server, {
+          url: server.url, connections: options.connections, warmupSeconds: options.warmupSeconds, rounds: options.rounds, roundSeconds: options.roundSeconds, kind: 'fixed', path: '/v1/contacts/con_1',
+        }, [200]);
+      } finally {
+        await server.stop();
+      }
+    }
+
+    const stores: Record<string, StoreResult & { targets: ReturnType<typeof targetsOf> }> = {};
+    for (const kind of options.stores) {
+      const result = await benchStore(kind, pgServer, { options, workDir, log });
+      stores[kind] = { ...result, targets: targetsOf(result) };
+    }
+
+    const memory = new DatabaseSync(':memory:');
+    const results = {
+      generated_at: new Date().toISOString(),
+      commit: gitCommit(),
+      seconds: Math.round((performance.now() - started) / 1000),
+      options,
+      machine: {
+        cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memory_gb: Math.round(totalmem() / 2 ** 30), kernel: release(),
+        pinning: pinned ? { service_core: SERVER_CORE, load_core: LOAD_CORE } : null,
+      },
+      versions: {
+        node: process.versions.node,
+        sqlite: (memory.prepare('select sqlite_version() as v').get() as { v: string }).v,
+        postgres: pgServer && options.stores.includes('postgres') ? await postgresVersion(pgServer) : null,
+        fastify: packageVersion('fastify'), kysely: packageVersion('kysely'), pg: packageVersion('pg'), pino: packageVersion('pino'), autocannon: packageVersion('autocannon'),
+      },
+      baselines: shared,
+      stores,
+    };
+    memory.close();
+    mkdirSync(dirname(options.output), { recursive: true });
+    writeFileSync(options.output, `${JSON.stringify(results, null, 2)}\n`);
+
+    console.log('');
+    for (const r of Object.values(stores)) console.log(`${table(shared, r, r.targets, r.seed.contacts)}\n`);
+    const failed = Object.values(stores).flatMap((r) => r.targets.filter((t) => t.pass === false).map((t) => `${r.store} ${t.id}`));
+    console.log(`${failed.length ? `targets not met: ${failed.join(', ')}` : 'all targets met'}; results in ${options.output}; ${results.seconds} s`);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,228 @@
+// The measurements on one store: seed, baselines (c) and (d), then scenarios 1 to 8 against the real
+// service (src/server.ts through bench/instrumented-server.ts) with real API keys.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { RARE_SUBSTRING } from './fixtures.ts';
+import type { LoadSpec, RoundResult } from './load.ts';
+import type { BenchOptions } from './options.ts';
+import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
+import { createSeededOrg, seedContacts } from './seed.ts';
+import { createStore, type StoreKind } from './stores.ts';
+
+export interface Figure {
+  /** Medians over the rounds: requests per second and latency in milliseconds. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** (max - min) / median of the rounds' requests per second. */
+  spread: number;
+  /**
+   * Server CPU time per request (user + system, microseconds, warm-up included). Unlike requests
+   * per second it hardly moves when other processes compete for the machine.
+   */
+  cpuUsPerRequest: number | null;
+  /** Share of one core the server used while loaded; well under 1 means the load generator, not the server, set the pace. */
+  serverCpuShare: number | null;
+  statuses: Record<string, number>;
+  /** Responses whose status was not the expected one, and connection errors. */
+  unexpected: number;
+  rounds: RoundResult[];
+}
+
+export interface StoreResult {
+  store: StoreKind;
+  seed: { contacts: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
+  baselines: { c_get_by_id: Figure; d_insert: Figure };
+  scenarios: {
+    s1_get_one: Figure;
+    s2_list_first_page: Figure & { total: number };
+    s3_cursor_walk: { pages: Record<string, { p50: number; p90: number; samples: number }>; walked: number; seconds: number; deepest: number };
+    s4_title_contains: Figure & { total: number; substring: string };
+    s5_create: Figure;
+    s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
+    s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
+    s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number };
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export function summarize(result: LoadResult, expected: number[], cpuSeconds: number | null = null): Figure {
+  const rounds = result.rounds;
+  const rps = rounds.map((r) => r.rps);
+  const statuses: Record<string, number> = {};
+  let unexpected = 0;
+  for (const r of rounds) {
+    unexpected += r.errors + r.timeouts;
+    for (const [code, n] of Object.entries(r.statuses)) {
+      statuses[code] = (statuses[code] ?? 0) + n;
+      if (!expected.includes(Number(code))) unexpected += n;
+    }
+  }
+  const mid = median(rps);
+  const requests = [result.warmup, ...rounds].reduce((n, r) => n + (r?.requests ?? 0), 0);
+  return {
+    rps: Math.round(mid),
+    cpuUsPerRequest: cpuSeconds === null || requests === 0 ? null : Math.round((cpuSeconds / requests) * 1e7) / 10,
+    serverCpuShare: cpuSeconds === null ? null : Math.round((cpuSeconds / [result.warmup, ...rounds].reduce((t, r) => t + (r?.seconds ?? 0), 0)) * 100) / 100,
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    spread: mid ? Math.round(((Math.max(...rps) - Math.min(...rps)) / mid) * 1000) / 1000 : 0,
+    statuses,
+    unexpected,
+    rounds,
+  };
+}
+
+/** Drives `server` with the load generator and summarizes, with the server's CPU time per request. */
+export async function measure(server: Server, spec: LoadSpec, expected: number[]): Promise<Figure> {
+  const before = server.cpuSeconds();
+  const result = await runLoad(spec);
+  const after = server.cpuSeconds();
+  return summarize(result, expected, before === null || after === null ? null : after - before);
+}
+
+interface Context {
+  options: BenchOptions;
+  workDir: string;
+  log: (message: string) => void;
+}
+
+const SECRET_KEY = 'bench-secret-key-0123456789abcdef-0123456789';
+const RAISED_LIMITS = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_PER_MINUTE: '2000000' };
+
+function serviceEnv(url: string, limits: Record<string, string>): Record<string, string> {
+  // Production defaults otherwise: LOG_LEVEL info, in-process rate limiter.
+  return { DATABASE_URL: url, LOG_LEVEL: 'info', SECRET_KEY, REDIS_URL: '', ...limits };
+}
+
+async function getJson<T>(url: string, token: string): Promise<T> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export async function benchStore(kind: StoreKind, pgServer: string | undefined, ctx: Context): Promise<StoreResult> {
+  const { options, log } = ctx;
+  const store = await createStore(kind, pgServer);
+  const database: Database = openDatabase(store.url);
+  const servers: Server[] = [];
+  const logFile = join(ctx.workDir, `service-${kind}.log`);
+  const start = async (script: string, env: Record<string, string>) => {
+    const server = await startServer(script, env, script.includes('instrumented') ? logFile : undefined);
+    servers.push(server);
+    return server;
+  };
+  const stop = async (server: Server) => {
+    await server.stop();
+    servers.splice(servers.indexOf(server), 1);
+  };
+  const load = (server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'> & Partial<LoadSpec>, expected = [200]) =>
+    measure(server, { url: server.url, connections: options.connections, warmupSeconds: options.warmupSeconds, rounds: options.rounds, roundSeconds: options.roundSeconds, ...spec }, expected);
+
+  try {
+    await migrateToLatest(database);
+    const seedStarted = performance.now();
+    log(`${kind}: seeding ${options.smallOrgs} small organizations`);
+    for (let i = 0; i < options.smallOrgs; i++) {
+      const org = await createSeededOrg(database, `Small org ${i + 1}`);
+      await seedContacts(database, org, options.smallOrgContacts);
+    }
+    const big = await createSeededOrg(database, 'Large org', 1_000_000);
+    const auth = { authorization: `Bearer ${big.token}` };
+    const idsFile = join(ctx.workDir, `ids-${kind}.txt`);
+    const ids: string[] = [];
+    await seedContacts(database, big, options.growthBase, (id) => ids.push(id));
+    writeFileSync(idsFile, ids.join('\n'));
+    let seedSeconds = (performance.now() - seedStarted) / 1000;
+
+    const getOne = (server: Server) => load(server, { kind: 'random-id', path: '/v1/contacts/', idsFile, headers: auth });
+    const listFirst = (server: Server) => load(server, { kind: 'fixed', path: '/v1/contacts?limit=50', headers: auth });
+
+    // Scenario 7, first half: the same organization at its small size.
+    let growth: StoreResult['scenarios']['s7_growth'] = null;
+    if (options.contacts > options.growthBase) {
+      log(`${kind}: scenarios 1 and 2 at ${options.growthBase.toLocaleString('en')} contacts`);
+      const service = await start('bench/instrumented-server.ts', serviceEnv(store.url, RAISED_LIMITS));
+      growth = { base: options.growthBase, s1_get_one: await getOne(service), s2_list_first_page: await listFirst(service) };
+      await stop(service);
+    }
+
+    const topUpStarted = performance.now();
+    log(`${kind}: seeding the large organization to ${options.contacts.toLocaleString('en')} contacts`);
+    const sampleEvery = Math.max(1, Math.floor(options.contacts / 100_000));
+    await seedContacts(database, big, options.contacts, (id, i) => {
+      if (i % sampleEvery === 0) ids.push(id);
+    });
+    writeFileSync(idsFile, ids.join('\n'));
+    seedSeconds += (performance.now() - topUpStarted) / 1000;
+
+    log(`${kind}: baselines (c) and (d)`);
+    const bareGet = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url });
+    const c = await load(bareGet, { kind: 'random-id', path: '/contacts/', idsFile });
+    await stop(bareGet);
+    const bareInsert = await start('bench/baselines/fastify-insert.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: 'org_baseline_inserts' });
+    const d = await load(bareInsert, { kind: 'create', method: 'POST', path: '/contacts', listId: big.listIds[0] }, [201]);
+    await stop(bareInsert);
+    await database.db.deleteFrom('contacts').where('org_id', '=', 'org_baseline_inserts').execute();
+
+    log(`${kind}: scenarios 1 to 5 and 8 at ${options.contacts.toLocaleString('en')} contacts`);
+    const service = await start('bench/instrumented-server.ts', serviceEnv(store.url, RAISED_LIMITS));
+    const s1 = await getOne(service);
+
+    const first = await getJson<{ pagination: { total: number } }>(`${service.url}/v1/contacts?limit=50`, big.token);
+    if (first.pagination.total !== big.contacts) throw new Error(`list total ${first.pagination.total}, expected ${big.contacts}`);
+    await service.resetStats();
+    const s2 = { ...await listFirst(service), total: first.pagination.total };
+    const underList = await service.stats();
+
+    const deepest = Math.floor((big.contacts - 1) / 50) + 1 - options.walkWindow + 1;
+    const pages = [...new Set(options.walkPages.map((p) => Math.min(p, deepest)))].filter((p) => p >= 1);
+    const walk = await runWalk({ url: service.url, path: '/v1/contacts', headers: auth, limit: 50, pages, window: options.walkWindow, warmupPages: options.quick ? 50 : 300 });
+
+    const titlePath = `/v1/contacts?limit=50&title=${RARE_SUBSTRING}`;
+    const titled = await getJson<{ pagination: { total: number } }>(`${service.url}${titlePath}`, big.token);
+    const expectedTitled = Math.ceil(big.contacts / 100);
+    if (titled.pagination.total !== expectedTitled) throw new Error(`title total ${titled.pagination.total}, expected ${expectedTitled}`);
+    const s4 = { ...(await load(service, { kind: 'fixed', path: titlePath, headers: auth })), total: titled.pagination.total, substring: RARE_SUBSTRING };
+
+    const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
+    const after = await service.stats();
+    await stop(service);
+
+    log(`${kind}: scenario 6 with the production rate limits`);
+    const limited = await start('bench/instrumented-server.ts', serviceEnv(store.url, {}));
+    const s6raw = await load(limited, { kind: 'random-id', path: '/v1/contacts/', idsFile, headers: auth }, [200, 429]);
+    await stop(limited);
+    const perSecond = (code: string) => median(s6raw.rounds.map((r) => (r.statuses[code] ?? 0) / r.seconds));
+
+    return {
+      store: kind,
+      seed: { contacts: big.contacts, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
+      baselines: { c_get_by_id: c, d_insert: d },
+      scenarios: {
+        s1_get_one: s1,
+        s2_list_first_page: s2,
+        s3_cursor_walk: { ...walk, deepest: Math.max(...pages) },
+        s4_title_contains: s4,
+        s5_create: s5,
+        s6_rate_limited: { ...s6raw, rejectedPerSecond: Math.round(perSecond('429')), allowedPerSecond: Math.round(perSecond('200')) },
+        s7_growth: growth,
+        s8_resources: {
+          peakRssMb: Math.round(after.peakRssBytes / 1e5) / 10,
+          eldUnderListLoad: { p50: underList.eld.p50, p99: underList.eld.p99, max: underList.eld.max },
+          eldMaxMs: after.eldMaxEver,
+        },
+      },
+    };
+  } finally {
+    for (const server of [...servers]) await server.stop();
+    await database.close();
+    await store.drop();
+  }
+}

@@ -1,0 +1,101 @@
+// Answers of list endpoints and exact totals of filtered lists, kept per tenant and reused while the
+// tenant's data has not changed. The version of a tenant's data is its event sequence (the 'events'
+// counter): every write records its events and moves that counter in its own transaction, so a
+// cached answer is served only while no write has committed since it was computed. The version is
+// read from the store on every request (one indexed point read), so writes by other processes
+// invalidate as surely as local ones. It is read before the answer is computed: an answer is never
+// older than the version it is filed under.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/database.ts';
+import { statement } from '../db/prepared.ts';
+import type { DB } from '../db/schema.ts';
+import type { Scope } from './scope.ts';
+
+const VERSION = statement<{ value: number }>("select value from counters where org_id = ? and mode = ? and name = 'events'");
+
+/** The version of a tenant's data: its event sequence. */
+export async function tenantVersion(db: Kysely<DB>, dialect: Dialect, scope: Scope): Promise<number> {
+  const row = await VERSION.first(db, dialect, [scope.orgId, scope.mode]);
+  return row ? Number(row.value) : 0;
+}
+
+interface Entry<T> {
+  version: number;
+  value: T;
+  size: number;
+}
+
+/** Least recently used entries go first once either bound is reached. */
+class VersionedLru<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxEntries: number, maxBytes: number) {
+    this.#maxEntries = maxEntries;
+    this.#maxBytes = maxBytes;
+  }
+
+  get(key: string, version: number): T | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry || entry.version !== version) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, version: number, value: T, size: number): void {
+    this.#drop(key);
+    if (size > this.#maxBytes / 4) return;
+    this.#entries.set(key, { version, value, size });
+    this.#bytes += size;
+    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) this.#drop(this.#entries.keys().next().value as string);
+  }
+
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#bytes -= entry.size;
+    this.#entries.delete(key);
+  }
+}
+
+const MAX_PAGES = 2000;
+const MAX_PAGE_BYTES = 32 * 1024 * 1024;
+const MAX_TOTALS = 10_000;
+
+export class ListCache {
+  readonly #pages = new VersionedLru<string>(MAX_PAGES, MAX_PAGE_BYTES);
+  readonly #totals = new VersionedLru<number>(MAX_TOTALS, MAX_TOTALS * 200);
+
+  /**
+   * Answers a list request with the serialized page computed for the same tenant, URL and version,
+   * or computes it (`compute` gets the version, for `total`), serializes it with the route's schema
+   * and keeps it.
+   */
+  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: number) => Promise<unknown>): Promise<void> {
+    const { database } = request.server.services;
+    const scope = request.scope;
+    const version = await tenantVersion(database.db, database.dialect, scope);
+    const key = `${scope.orgId}|${scope.mode}|${request.url}`;
+    let body = this.#pages.get(key, version);
+    if (body === undefined) {
+      body = reply.serialize(await compute(version)) as string;
+      this.#pages.set(key, version, body, key.length + body.length);
+    }
+    reply.type('application/json; charset=utf-8').send(body);
+  }
+
+  /** The exact total for `key` (the tenant's endpoint and filters) at `version`, counted once per version. */
+  async total(scope: Scope, key: string, version: number, count: () => Promise<number>): Promise<number> {
+    const full = `${scope.orgId}|${scope.mode}|${key}`;
+    let total = this.#totals.get(full, version);
+    if (total === undefined) {
+      total = await count();
+      this.#totals.set(full, version, total, full.length + 50);
+    }
+    return total;
+  }
+}

@@ -1,0 +1,10 @@
+import { Type, type Static } from 'typebox';
+
+export const SandboxResetSchema = Type.Object({
+  reset: Type.Literal(true, { description: 'Always true', examples: [true] }),
+  lists: Type.Integer({ description: 'Lists in the fresh data set, the suppression list included', examples: [4] }),
+  contacts: Type.Integer({ description: 'Contacts in the fresh data set', examples: [240] }),
+  companies: Type.Integer({ description: 'Companies in the fresh data set', examples: [50] }),
+  campaigns: Type.Integer({ description: 'Campaigns in the fresh data set (one draft, one active)', examples: [2] }),
+}, { description: 'What the test-mode data set now holds' });
+export type SandboxReset = Static<typeof SandboxResetSchema>;

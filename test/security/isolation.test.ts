@@ -1,0 +1,269 @@
+// Tenant isolation, generated from the route table: every route that takes an id is called on
+// another tenant's real objects with every kind of wrong credential, and must answer exactly as for
+// an id that does not exist (or 401/403), leaving the owner's data unchanged. Cursors, idempotency
+// keys and ids inside bodies and filters never cross tenants either. Every route is documented.
+import { afterAll, describe, expect, it } from 'vitest';
+import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
+import { absentLike, accepts, bodySchema, fill, guarded, isReference as isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
+import { freshOrg, send, type Actor, type Org, type Params } from './support/actors.ts';
+import { bodyFor, factoryFor, FACTORIES, make, ORG_WIDE_FOR_LIVE_KEYS, paramsFor, referenceValue, routeFactoryKey } from './support/factories.ts';
+import { reportFigures } from './support/figures.ts';
+import { json, type Reply } from './support/reply.ts';
+import { isReference } from './support/schema-values.ts';
+import { expectNoSecretsInLogs } from './support/secrets.ts';
+import { snapshot } from './support/snapshot.ts';
+
+const UNLIMITED = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_PER_MINUTE: '100000000' };
+const app = await testApp({ env: UNLIMITED });
+const api = await loadApi(app);
+
+const MISSING = 'missing Authorization header';
+const JWT = 'JWT token provided instead of API key';
+const INVALID = 'API key not associated with an organization';
+const A_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyXzEyMyIsImV4cCI6NDEwMjQ0NDgwMH0.c2lnbmF0dXJlLW5vdC1jaGVja2Vk';
+
+/** Operational endpoints outside the API they describe: health, the document itself, the reference. */
+const OPERATIONAL = new Set(['GET /healthz', 'GET /v1/openapi.json']);
+
+const idRoutes = guarded(api).filter((r) => r.params.length > 0);
+const label = (r: ApiRoute) => `${r.method} ${r.url}`;
+
+afterAll(async () => {
+  reportFigures(import.meta.filename, isPostgres() ? 'postgres' : 'sqlite');
+  expectNoSecretsInLogs(capturedLogs);
+  await app.close();
+});
+
+/** Calls `route` as `actor` with these params and a valid body of the actor's own. */
+async function callRoute(actor: Actor, route: ApiRoute, params: Params, headers?: Record<string, string>): Promise<Reply> {
+  return actor.call(route.method, fill(route.url, params), { body: await bodyFor(api, actor, route), headers });
+}
+
+const absent = (params: Params): Params => Object.fromEntries(Object.entries(params).map(([k, v]) => [k, absentLike(v)]));
+
+function orgWide(route: ApiRoute): boolean {
+  return ORG_WIDE_FOR_LIVE_KEYS.some((prefix) => route.url.startsWith(prefix));
+}
+
+/** Everyone who must not reach `owner`'s objects through `route`. */
+function intruders(route: ApiRoute, owner: Actor, a: Org, b: Org): Actor[] {
+  const sameOrgOtherMode = owner.mode === 'live' ? a.test : a.live;
+  const out = [b.live, b.test];
+  if (!(orgWide(route) && sameOrgOtherMode.mode === 'live')) out.push(sameOrgOtherMode);
+  return out;
+}
+
+/** Every proper, non-empty subset of the route's params (the mixed-ownership cases). */
+function mixes(names: string[]): string[][] {
+  const out: string[][] = [];
+  for (let mask = 1; mask < (1 << names.length) - 1; mask++) out.push(names.filter((_, i) => mask & (1 << i)));
+  return out;
+}
+
+async function expectLikeAbsent(intruder: Actor, route: ApiRoute, foreign: Params, missing: Params, what: string): Promise<void> {
+  const seen = await callRoute(intruder, route, foreign);
+  const none = await callRoute(intruder, route, missing);
+  expect(seen.status, `${intruder.label}: ${label(route)} on ${what} → ${seen.body}`).toBe(404);
+  expect(seen.body, `${intruder.label}: ${label(route)} on ${what} differs from an absent id`).toBe(none.body);
+}
+
+describe('the route table and the OpenAPI document', () => {
+  it('documents every route and serves every documented route', () => {
+    const served = new Set(api.routes.map((r) => `${r.method} ${r.path}`).filter((r) => !OPERATIONAL.has(r)));
+    const documented = new Set<string>();
+    for (const [path, operations] of Object.entries(api.document.paths)) {
+      for (const method of Object.keys(operations)) {
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) documented.add(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect([...served].filter((r) => !documented.has(r)), 'routes missing from /v1/openapi.json').toEqual([]);
+    expect([...documented].filter((r) => !served.has(r)), 'documented routes that do not exist').toEqual([]);
+    expect(app.routeTable.some((r) => isDocsRoute(r.url)), 'the reference is served').toBe(true);
+    expect(idRoutes.length).toBeGreaterThan(0);
+  });
+
+  it('has a factory for every route with an id, so none escapes the isolation walk', () => {
+    const missing = idRoutes.filter((r) => !FACTORIES[routeFactoryKey(r)!]).map(label);
+    expect(missing, 'add factories in test/security/support/factories.ts').toEqual([]);
+  });
+});
+
+describe('another tenant\'s ids answer exactly like ids that do not exist', () => {
+  for (const route of idRoutes) {
+    it(label(route), async () => {
+      factoryFor(route);
+      const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
+      for (const owner of [a.live, a.test]) {
+        const owned = await paramsFor(api, owner, route);
+        const before = await snapshot(api, owner);
+        for (const intruder of intruders(route, owner, a, b)) {
+          await expectLikeAbsent(intruder, route, owned, absent(owned), `${owner.label}'s object`);
+          if (route.params.length > 1) {
+            const own = await paramsFor(api, intruder, route);
+            for (const foreignNames of mixes(route.params)) {
+              const pick = (from: Params) => Object.fromEntries(route.params.map((p) => [p, foreignNames.includes(p) ? from[p] : own[p]]));
+              await expectLikeAbsent(intruder, route, pick(owned), pick(absent(owned)), `${owner.label}'s ${foreignNames.join('+')} with its own other params`);
+            }
+          }
+        }
+        expect(await snapshot(api, owner), `${owner.label}'s data changed`).toBe(before);
+      }
+      // Control: the owner's own request on a fresh object is served (not refused for its id).
+      for (const owner of [a.live, a.test]) {
+        const reply = await callRoute(owner, route, await paramsFor(api, owner, route, { fresh: true }));
+        expect([200, 201, 402, 409].includes(reply.status), `control ${owner.label} ${label(route)} → ${reply.status} ${reply.body}`).toBe(true);
+      }
+    });
+  }
+});
+
+describe('credentials', () => {
+  it('refuses missing, JWT, revoked and non-Bearer credentials on every route, changing nothing', async () => {
+    const a = await freshOrg(app, 'A');
+    const created = json(await a.live.call('POST', '/auth/v1/api-keys', { body: { name: 'to revoke' } })).data;
+    expect((await a.live.call('DELETE', `/auth/v1/api-keys/${created.api_key_id}`)).status).toBe(200);
+    const revoked: string = created.api_key_token;
+    const credentials: Array<[string, Record<string, string>, string]> = [
+      ['no key', {}, MISSING],
+      ['empty header', { authorization: '' }, MISSING],
+      ['a JWT', { authorization: `Bearer ${A_JWT}` }, JWT],
+      ['a revoked key', { authorization: `Bearer ${revoked}` }, INVALID],
+      ['Basic scheme', { authorization: `Basic ${Buffer.from(`${a.live.token}:`).toString('base64')}` }, INVALID],
+      ['Token scheme', { authorization: `Token ${a.live.token}` }, INVALID],
+      ['no scheme', { authorization: a.live.token }, INVALID],
+      ['Bearer without token', { authorization: 'Bearer ' }, INVALID],
+      ['key with a suffix', { authorization: `Bearer ${a.live.token}x` }, INVALID],
+      ['two tokens', { authorization: `Bearer ${a.live.token} ${a.test.token}` }, INVALID],
+    ];
+    for (const route of guarded(api)) await paramsFor(api, a.live, route);
+    const before = await snapshot(api, a.live);
+    for (const route of guarded(api)) {
+      const params = await paramsFor(api, a.live, route);
+      const body = await bodyFor(api, a.live, route);
+      for (const [name, headers, detail] of credentials) {
+        const reply = await send(app, route.method, fill(route.url, params), { body, headers });
+        expect(reply.status, `${name} on ${label(route)}`).toBe(401);
+        expect(json(reply).detail, `${name} on ${label(route)}`).toBe(detail);
+      }
+    }
+    expect(await snapshot(api, a.live)).toBe(before);
+  });
+
+  it('refuses X-Org-Id naming another organization on every route and never switches', async () => {
+    const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
+    for (const route of guarded(api)) await paramsFor(api, a.live, route);
+    const before = await snapshot(api, a.live);
+    for (const route of guarded(api)) {
+      const params = await paramsFor(api, a.live, route);
+      for (const caller of [b.live, b.test]) {
+        const reply = await callRoute(caller, route, params, { 'x-org-id': a.orgId });
+        expect(reply.status, `${caller.label} naming A on ${label(route)} → ${reply.body}`).toBe(403);
+        expect(json(reply).detail).toBe('X-Org-Id does not match the organization of the API key');
+      }
+      if (route.method === 'GET') {
+        const own = await callRoute(a.live, route, params, { 'x-org-id': a.orgId });
+        expect(own.status, `own X-Org-Id on ${label(route)} → ${own.body}`).toBe(200);
+      }
+    }
+    expect(await snapshot(api, a.live)).toBe(before);
+  });
+});
+
+describe('cursors, idempotency keys and ids in bodies and filters', () => {
+  it('never honours a cursor issued to another tenant, mode or endpoint', async () => {
+    const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
+    const paged = guarded(api).filter((r) => r.method === 'GET' && accepts(r, 'cursor'));
+    const cursors = new Map<ApiRoute, string>();
+    for (const route of paged) {
+      if (FACTORIES[route.url] && route.params.length === 0) for (let i = 0; i < 2; i++) await make(api, a.live, route.url, { fresh: true });
+      const params = await paramsFor(api, a.live, route);
+      const page = json(await a.live.call('GET', `${fill(route.url, params)}?limit=1`));
+      if (page.next_cursor) cursors.set(route, page.next_cursor);
+    }
+    expect(cursors.size, 'routes that produced a cursor').toBeGreaterThanOrEqual(3);
+    const anyCursor = [...cursors.values()][0];
+    for (const route of paged) {
+      const params = await paramsFor(api, a.live, route);
+      const url = fill(route.url, params);
+      const attempts: Array<[Actor, string, string]> = [[a.live, [...cursors.entries()].find(([r]) => r !== route)![1], 'another endpoint\'s cursor']];
+      const own = cursors.get(route);
+      if (own) attempts.push([b.live, own, 'A\'s cursor'], [b.test, own, 'A\'s cursor'], [a.test, own, 'the live key\'s cursor']);
+      else attempts.push([b.live, anyCursor, 'A\'s cursor of another endpoint']);
+      for (const [caller, cursor, what] of attempts) {
+        const reply = await caller.call('GET', `${url}?cursor=${encodeURIComponent(cursor)}&limit=1`);
+        const where = `${caller.label} with ${what} on ${label(route)} → ${reply.status} ${reply.body}`;
+        if (reply.status === 404) expect(caller.orgId !== a.orgId || caller.mode !== 'live', where).toBe(true); // the parent id is foreign first
+        else {
+          expect(reply.status, where).toBe(400);
+          expect(json(reply).type, where).toBe('bad_request');
+        }
+      }
+    }
+  });
+
+  it('scopes Idempotency-Key to the tenant: another tenant\'s identical key executes on its own and never replays', async () => {
+    const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
+    const creates = guarded(api).filter((r) => r.method === 'POST' && r.params.length === 0 && FACTORIES[r.url]);
+    expect(creates.length).toBeGreaterThanOrEqual(3);
+    for (const route of creates) {
+      const key = `shared-key-${route.url}`;
+      const ownerBody = await bodyFor(api, a.live, route);
+      const first = await a.live.call('POST', route.url, { body: ownerBody, headers: { 'idempotency-key': key } });
+      expect(first.status, `${label(route)} → ${first.body}`).toBe(201);
+      for (const other of [b.live, b.test, a.test]) {
+        const own = await other.call('POST', route.url, { body: await bodyFor(api, other, route), headers: { 'idempotency-key': key } });
+        expect(own.status, `${other.label} ${label(route)} → ${own.body}`).toBe(201);
+        expect(own.headers['idempotent-replayed']).toBeUndefined();
+        expect(json(own).data.id ?? json(own).data.api_key_id).not.toBe(json(first).data.id ?? json(first).data.api_key_id);
+        // The owner's exact request under the owner's key: executed in the caller's scope (or refused
+        // for naming the owner's objects), never answered with the owner's stored response.
+        const copy = await other.call('POST', route.url, { body: ownerBody, headers: { 'idempotency-key': `${key}-copy` } });
+        expect(copy.headers['idempotent-replayed']).toBeUndefined();
+        expect(copy.body).not.toBe(first.body);
+        expect([201, 403, 404].includes(copy.status), `${other.label} copy of ${label(route)} → ${copy.status} ${copy.body}`).toBe(true);
+      }
+      const replay = await a.live.call('POST', route.url, { body: ownerBody, headers: { 'idempotency-key': key } });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toBe(first.body);
+    }
+  });
+
+  it('answers another tenant\'s ids in bodies and filters like absent ids', async () => {
+    const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
+    const referenceFields = guarded(api).flatMap((r) => [...Object.keys(bodySchema(api, r)?.properties ?? {}), ...queryParams(r).map((p) => p.name)]).filter(isReference);
+    for (const field of referenceFields) await referenceValue(api, a.live, field);
+    const before = await snapshot(api, a.live);
+    let bodyChecks = 0;
+    let filterChecks = 0;
+    for (const route of guarded(api)) {
+      const properties = bodySchema(api, route)?.properties ?? {};
+      for (const field of Object.keys(properties).filter(isReference)) {
+        const foreign = await referenceValue(api, a.live, field);
+        const missing = Array.isArray(foreign) ? foreign.map(absentLike) : absentLike(foreign);
+        const params = await paramsFor(api, b.live, route);
+        const base = (await bodyFor(api, b.live, route)) as Record<string, unknown>;
+        const seen = await b.live.call(route.method, fill(route.url, params), { body: { ...base, [field]: foreign } });
+        const none = await b.live.call(route.method, fill(route.url, params), { body: { ...base, [field]: missing } });
+        expect(seen.status, `${label(route)} with A's ${field} → ${seen.body}`).toBe(404);
+        expect(seen.body, `${label(route)} with A's ${field}`).toBe(none.body);
+        bodyChecks++;
+      }
+      if (route.method !== 'GET') continue;
+      for (const param of queryParams(route).filter((p) => isReference(p.name))) {
+        const foreign = String(await referenceValue(api, a.live, param.name));
+        const params = await paramsFor(api, b.live, route);
+        const seen = await b.live.call('GET', `${fill(route.url, params)}?${param.name}=${foreign}`);
+        const none = await b.live.call('GET', `${fill(route.url, params)}?${param.name}=${absentLike(foreign)}`);
+        expect(seen.status, `${label(route)}?${param.name}=A's → ${seen.body}`).toBe(none.status);
+        expect(seen.body, `${label(route)}?${param.name}=A's`).toBe(none.body);
+        filterChecks++;
+      }
+    }
+    expect(bodyChecks, 'reference fields in bodies').toBeGreaterThanOrEqual(2);
+    expect(filterChecks, 'reference filters').toBeGreaterThanOrEqual(1);
+    const contact = await b.live.call('POST', '/v1/contacts', { body: { list_id: (await make(api, a.live, '/v1/lists')).id } });
+    expect(contact.status).toBe(404);
+    expect(json(contact).detail).toBe('List not found');
+    expect(await snapshot(api, a.live)).toBe(before);
+  });
+});

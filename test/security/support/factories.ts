@@ -1,0 +1,143 @@
+// Real objects for route walks, made through the API by the actor that will own them. Keys are
+// route prefixes: a route is served by the factory of its own URL, else of its URL up to its last
+// `:param` (so /v1/campaigns/:id/launch uses '/v1/campaigns', /v1/lists/:id/entries/:entry_id uses
+// '/v1/lists/:id/entries'). A documented route with an id and no factory fails the suite by name.
+import { randomBytes } from 'node:crypto';
+import { bodySchema, type Api, type ApiRoute } from './api.ts';
+import type { Actor, Params } from './actors.ts';
+import { json } from './reply.ts';
+import { exampleOf, isReference, stringBranch } from './schema-values.ts';
+import { bodySentinel } from './secrets.ts';
+
+export type Factory = (api: Api, actor: Actor) => Promise<Params>;
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+export function findRoute(api: Api, method: string, url: string): ApiRoute {
+  return api.routes.find((r) => r.method === method && r.url === url) ?? fail(`no route ${method} ${url}`);
+}
+
+/** POST to `path` with a body from its documented schema; the new object's id fills `:id`. */
+const created = (path: string, options: { body?: Record<string, unknown>; idField?: string } = {}): Factory => async (api, actor) => {
+  const body = { ...(await bodyFor(api, actor, findRoute(api, 'POST', path)) as object), ...options.body };
+  const reply = await actor.call('POST', path, { body });
+  if (reply.status !== 201) fail(`factory POST ${path} (${actor.label}) answered ${reply.status} ${reply.body}`);
+  return { id: json(reply).data[options.idField ?? 'id'] };
+};
+
+/** Objects that other writes make (events, ledger lines): the newest one listed after a write. */
+const listed = (path: string): Factory => async (api, actor) => {
+  await make(api, actor, '/v1/lists', { fresh: true });
+  const reply = await actor.call('GET', `${path}?limit=1`);
+  const first = reply.status === 200 ? json(reply).data[0] : undefined;
+  return { id: first?.id ?? fail(`factory GET ${path} (${actor.label}) listed nothing: ${reply.status} ${reply.body}`) };
+};
+
+const suppressionEntry: Factory = async (_api, actor) => {
+  const list = await actor.call('POST', '/v1/lists', { body: { name: bodySentinel(), type: 'suppressions' } });
+  const id = json(list).data.id;
+  const tag = randomBytes(4).toString('hex');
+  const added = await actor.call('POST', `/v1/lists/${id}/entries`, { body: { values: [`a${tag}@example.com`, `b${tag}.example.org`] } });
+  if (added.status !== 201) fail(`factory entries (${actor.label}) answered ${added.status} ${added.body}`);
+  return { id, entry_id: json(added).data.entries[0].id };
+};
+
+export const FACTORIES: Record<string, Factory> = {
+  '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
+  '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
+  '/v1/lists/:id/entries': suppressionEntry,
+  '/v1/contacts': created('/v1/contacts'),
+  '/v1/companies': created('/v1/companies'),
+  '/v1/campaigns': created('/v1/campaigns'),
+  '/v1/events': listed('/v1/events'),
+  '/v1/usage/transactions': listed('/v1/usage/transactions'),
+};
+
+/** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
+const REFERENCES: Record<string, string> = {
+  list_id: '/v1/lists',
+  company_id: '/v1/companies',
+  last_event_id: '/v1/events',
+};
+
+/** Fields a valid body of a route needs beyond its required ones. */
+const BODY_DEFAULTS: Record<string, (actor: Actor) => Record<string, unknown>> = {
+  // Test keys may only create test keys.
+  'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
+};
+
+/** Routes where a live key may act on the other mode's objects by design (key management). */
+export const ORG_WIDE_FOR_LIVE_KEYS = ['/auth/v1/'];
+
+/** The factory key of a route with an id: its URL up to its last `:param`. */
+export function factoryKey(url: string): string | undefined {
+  const at = url.lastIndexOf('/:');
+  return at < 0 ? undefined : url.slice(0, at);
+}
+
+/** The factory of a route: the one of its own URL, else the one of its URL up to its last `:param`. */
+export function routeFactoryKey(route: ApiRoute): string | undefined {
+  return FACTORIES[route.url] ? route.url : factoryKey(route.url);
+}
+
+export function factoryFor(route: ApiRoute): Factory {
+  const key = routeFactoryKey(route) ?? fail(`${route.url} has no id`);
+  return FACTORIES[key] ?? fail(`No factory for ${route.method} ${route.url}: add one for '${key}' to test/security/support/factories.ts so its tenant isolation is tested`);
+}
+
+/** An object of `key` owned by `actor` (made once per actor unless `fresh`). */
+export async function make(api: Api, actor: Actor, key: string, options: { fresh?: boolean } = {}): Promise<Params> {
+  const factory = FACTORIES[key] ?? fail(`No factory for '${key}' in test/security/support/factories.ts`);
+  if (options.fresh) return factory(api, actor);
+  let made = actor.made.get(key);
+  if (!made) {
+    made = factory(api, actor);
+    actor.made.set(key, made);
+  }
+  return made;
+}
+
+/** The params a route needs, from objects owned by `actor`. */
+export async function paramsFor(api: Api, actor: Actor, route: ApiRoute, options: { fresh?: boolean } = {}): Promise<Params> {
+  if (route.params.length === 0) return {};
+  const key = routeFactoryKey(route)!;
+  factoryFor(route);
+  const params = await make(api, actor, key, options);
+  for (const name of route.params) if (params[name] === undefined) fail(`factory '${key}' gives no :${name} for ${route.url}`);
+  return params;
+}
+
+function referenceKey(field: string): string {
+  const base = field.replace(/_ids?$/, '');
+  const key = REFERENCES[field] ?? `/v1/${base.endsWith('y') ? `${base.slice(0, -1)}ies` : `${base}s`}`;
+  return FACTORIES[key] ? key : fail(`Request field '${field}' names an object with no factory: map it in REFERENCES in test/security/support/factories.ts`);
+}
+
+/** An id owned by `actor` for a reference field (`list_id`, `contact_ids`, …). */
+export async function referenceValue(api: Api, actor: Actor, field: string): Promise<string | string[]> {
+  const { id } = await make(api, actor, referenceKey(field));
+  return field.endsWith('_ids') ? [id] : id;
+}
+
+/**
+ * A valid body for a route, owned by `actor`: on POST the required fields and every reference
+ * field, on PATCH one field; references name the actor's own objects, `name` carries a sentinel.
+ */
+export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<unknown> {
+  const schema = bodySchema(api, route);
+  if (!schema) return undefined;
+  const properties: Record<string, Record<string, unknown>> = schema.properties ?? {};
+  const out: Record<string, unknown> = {};
+  const names = Object.keys(properties);
+  const chosen = route.method === 'POST'
+    ? [...new Set([...(schema.required ?? []), ...names.filter(isReference)])]
+    : [names.includes('name') ? 'name' : names.find((n) => !isReference(n)) ?? names[0]];
+  for (const name of chosen.filter(Boolean)) {
+    out[name] = isReference(name) ? await referenceValue(api, actor, name) : exampleOf(properties[name], name);
+  }
+  const name = properties.name && stringBranch(properties.name);
+  if (name && 'name' in out && (name.maxLength ?? 100) >= 24) out.name = bodySentinel();
+  return { ...out, ...BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor) };
+}

@@ -1,0 +1,53 @@
+// Everything that must never be written to a log or shown in a response other than the one that
+// creates it: API tokens (with and without their prefix), their stored hashes, and marked request
+// body values. Tests remember them as they make them and search the captured logs at the end.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { hashToken } from '../../../src/platform/tokens.ts';
+
+const tokens = new Set<string>();
+const hashes = new Set<string>();
+const bodyValues = new Set<string>();
+
+/** Remembers an API token, its secret part and its stored hash. */
+export function rememberToken(token: string): void {
+  if (tokens.has(token)) return;
+  tokens.add(token);
+  tokens.add(token.replace(/^svc_(live|test)_/, ''));
+  hashes.add(hashToken(token));
+}
+
+/** A unique marker for a request body; any log line containing it leaked a body. */
+export function bodySentinel(): string {
+  const value = `sentinel${randomBytes(8).toString('hex')}`;
+  bodyValues.add(value);
+  return value;
+}
+
+/** The secrets found in `text`, by kind (empty when there are none). */
+export function secretsIn(text: string): string[] {
+  const found: string[] = [];
+  for (const t of tokens) if (text.includes(t)) found.push(`token ${t.slice(0, 12)}…`);
+  for (const h of hashes) if (text.includes(h)) found.push(`token hash ${h.slice(0, 12)}…`);
+  for (const v of bodyValues) if (text.includes(v)) found.push(`body value ${v}`);
+  return found;
+}
+
+/** A stored token hash anywhere in `text`. */
+export function tokenHashIn(text: string): string | undefined {
+  for (const [candidate] of text.matchAll(/[0-9a-f]{64}/g)) if (hashes.has(candidate)) return candidate;
+  return undefined;
+}
+
+/** Fails when any log line holds a token, a token hash or a marked body value. */
+export function expectNoSecretsInLogs(lines: readonly string[]): void {
+  const leaks: string[] = [];
+  for (const line of lines) {
+    const found = secretsIn(line);
+    if (found.length > 0) leaks.push(`${found.join(', ')} in: ${line.slice(0, 300)}`);
+  }
+  expect(leaks, 'secrets written to the logs').toEqual([]);
+  // The scan is only meaningful if something was remembered and something was logged.
+  expect(tokens.size + bodyValues.size).toBeGreaterThan(0);
+  expect(lines.length).toBeGreaterThan(0);
+}
