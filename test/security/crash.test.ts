@@ -148,6 +148,6 @@ describe('SIGKILL at random moments', () => {
           db.close();
         }
       }
-    }, 120_000);
+    }, 60_000 + ROUNDS * 15_000);
   }
 });

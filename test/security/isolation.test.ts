@@ -4,7 +4,7 @@
 // keys and ids inside bodies and filters never cross tenants either. Every route is documented.
 import { afterAll, describe, expect, it } from 'vitest';
 import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
-import { absentLike, accepts, bodySchema, fill, guarded, isReference as isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
+import { absentLike, accepts, bodySchema, fill, guarded, isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
 import { freshOrg, send, type Actor, type Org, type Params } from './support/actors.ts';
 import { bodyFor, factoryFor, FACTORIES, make, ORG_WIDE_FOR_LIVE_KEYS, paramsFor, referenceValue, routeFactoryKey } from './support/factories.ts';
 import { reportFigures } from './support/figures.ts';

@@ -30,8 +30,8 @@ export interface Api {
   resolve(schema: Schema): Schema;
 }
 
-/** Routes that are neither API nor documentation targets: the interactive reference. */
-export const isReference = (url: string) => url === '/docs' || url.startsWith('/docs/');
+/** The interactive reference (/docs and its assets): a page about the API, not part of it. */
+export const isDocsRoute = (url: string) => url === '/docs' || url.startsWith('/docs/');
 
 export const toOpenApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
@@ -45,7 +45,7 @@ export async function loadApi(app: FastifyInstance): Promise<Api> {
     }
     return s;
   };
-  const routes = app.routeTable.filter((r) => !isReference(r.url)).map((r) => {
+  const routes = app.routeTable.filter((r) => !isDocsRoute(r.url)).map((r) => {
     const path = toOpenApiPath(r.url);
     return {
       method: r.method,

@@ -118,7 +118,8 @@ export function hostileBody(schema: Schema, references: Record<string, unknown>)
   const required: string[] = schema.required ?? [];
   const plain = fields.filter((f) => !isReference(f));
   const strings = plain.filter((f) => stringBranch(properties[f]));
-  const base = (valid(schema) as fc.Arbitrary<Record<string, unknown>>).map((b) => {
+  const base = (valid(schema) as fc.Arbitrary<Record<string, unknown>>).map((generated) => {
+    const b = { ...generated };
     for (const [field, id] of Object.entries(references)) if (field in b || required.includes(field)) b[field] = id;
     return b;
   });
