@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceStats } from './instrumented-server.ts';
 import type { LoadSpec, RoundResult } from './load.ts';
@@ -16,8 +17,17 @@ export const LOAD_CORE = 1;
 export const canPin = (): boolean => availableParallelism() >= 2 && spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' }).status === 0;
 const pinned = canPin();
 
-function command(core: number, script: string, args: string[] = []): [string, string[]] {
-  const node = [process.execPath, '--disable-warning=ExperimentalWarning', script, ...args];
+/**
+ * The Node options of `npm start` (package.json), given to every server of the run, so the service
+ * runs as it does in production and the baselines run under the same settings.
+ */
+function serverNodeOptions(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((token) => token.startsWith('--'));
+}
+
+function command(core: number, script: string, args: string[] = [], nodeOptions: string[] = []): [string, string[]] {
+  const node = [process.execPath, '--disable-warning=ExperimentalWarning', ...nodeOptions, script, ...args];
   return pinned ? ['taskset', ['-c', String(core), ...node]] : [node[0], node.slice(1)];
 }
 
@@ -73,7 +83,7 @@ function cpuSeconds(pid: number): number | null {
 export async function startServer(script: string, env: Record<string, string>, logFile?: string): Promise<Server> {
   const port = await freePort();
   const log = logFile ? openSync(logFile, 'a') : 'ignore';
-  const [file, args] = command(SERVER_CORE, script);
+  const [file, args] = command(SERVER_CORE, script, [], serverNodeOptions());
   const child = spawn(file, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },

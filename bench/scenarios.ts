@@ -2,6 +2,7 @@
 // service (src/server.ts through bench/instrumented-server.ts) with real API keys.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { RARE_SUBSTRING } from './fixtures.ts';
@@ -37,13 +38,14 @@ export interface StoreResult {
   baselines: { c_get_by_id: Figure; d_insert: Figure };
   scenarios: {
     s1_get_one: Figure;
-    s2_list_first_page: Figure & { total: number };
+    /** coldMs: the first request, before any answer was cached. */
+    s2_list_first_page: Figure & { total: number; coldMs: number };
     s3_cursor_walk: { pages: Record<string, { p50: number; p90: number; samples: number }>; walked: number; seconds: number; deepest: number };
-    s4_title_contains: Figure & { total: number; substring: string };
+    s4_title_contains: Figure & { total: number; substring: string; coldMs: number };
     s5_create: Figure;
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
     s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
-    s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number };
+    s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
   };
 }
 
@@ -139,6 +141,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const ids: string[] = [];
     await seedContacts(database, big, options.growthBase, (id) => ids.push(id));
     writeFileSync(idsFile, ids.join('\n'));
+    if (kind === 'postgres') await sql`analyze`.execute(database.db);
     let seedSeconds = (performance.now() - seedStarted) / 1000;
 
     const getOne = (server: Server) => load(server, { kind: 'random-id', path: '/v1/contacts/', idsFile, headers: auth });
@@ -160,6 +163,9 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
       if (i % sampleEvery === 0) ids.push(id);
     });
     writeFileSync(idsFile, ids.join('\n'));
+    // A store in service has planner statistics (autovacuum gathers them on PostgreSQL); a store
+    // filled a moment ago does not yet.
+    if (kind === 'postgres') await sql`analyze`.execute(database.db);
     seedSeconds += (performance.now() - topUpStarted) / 1000;
 
     log(`${kind}: baselines (c) and (d)`);
@@ -173,25 +179,38 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
 
     log(`${kind}: scenarios 1 to 5 and 8 at ${options.contacts.toLocaleString('en')} contacts`);
     const service = await start('bench/instrumented-server.ts', serviceEnv(store.url, RAISED_LIMITS));
+    const rssAfter: Record<string, number> = {};
+    const noteRss = async (name: string) => {
+      rssAfter[name] = Math.round((await service.stats()).rssBytes / 1e5) / 10;
+    };
     const s1 = await getOne(service);
+    await noteRss('s1');
 
+    const firstStarted = performance.now();
     const first = await getJson<{ pagination: { total: number } }>(`${service.url}/v1/contacts?limit=50`, big.token);
+    const firstMs = Math.round((performance.now() - firstStarted) * 100) / 100;
     if (first.pagination.total !== big.contacts) throw new Error(`list total ${first.pagination.total}, expected ${big.contacts}`);
     await service.resetStats();
-    const s2 = { ...await listFirst(service), total: first.pagination.total };
+    const s2 = { ...await listFirst(service), total: first.pagination.total, coldMs: firstMs };
     const underList = await service.stats();
+    await noteRss('s2');
 
     const deepest = Math.floor((big.contacts - 1) / 50) + 1 - options.walkWindow + 1;
     const pages = [...new Set(options.walkPages.map((p) => Math.min(p, deepest)))].filter((p) => p >= 1);
     const walk = await runWalk({ url: service.url, path: '/v1/contacts', headers: auth, limit: 50, pages, window: options.walkWindow, warmupPages: options.quick ? 50 : 300 });
+    await noteRss('s3');
 
     const titlePath = `/v1/contacts?limit=50&title=${RARE_SUBSTRING}`;
+    const titleStarted = performance.now();
     const titled = await getJson<{ pagination: { total: number } }>(`${service.url}${titlePath}`, big.token);
+    const titleMs = Math.round((performance.now() - titleStarted) * 100) / 100;
     const expectedTitled = Math.ceil(big.contacts / 100);
     if (titled.pagination.total !== expectedTitled) throw new Error(`title total ${titled.pagination.total}, expected ${expectedTitled}`);
-    const s4 = { ...(await load(service, { kind: 'fixed', path: titlePath, headers: auth })), total: titled.pagination.total, substring: RARE_SUBSTRING };
+    const s4 = { ...(await load(service, { kind: 'fixed', path: titlePath, headers: auth })), total: titled.pagination.total, substring: RARE_SUBSTRING, coldMs: titleMs };
+    await noteRss('s4');
 
     const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
+    await noteRss('s5');
     const after = await service.stats();
     await stop(service);
 
@@ -217,6 +236,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
           peakRssMb: Math.round(after.peakRssBytes / 1e5) / 10,
           eldUnderListLoad: { p50: underList.eld.p50, p99: underList.eld.p99, max: underList.eld.max },
           eldMaxMs: after.eldMaxEver,
+          rssAfterMb: rssAfter,
         },
       },
     };

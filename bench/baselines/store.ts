@@ -19,7 +19,7 @@ export function openBareStore(url: string): BareStore {
     db.exec('PRAGMA synchronous = FULL');
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA temp_store = MEMORY');
-    db.exec('PRAGMA cache_size = -65536');
+    db.exec('PRAGMA cache_size = -32768');
     const get = db.prepare('select * from contacts where id = ?');
     const insert = db.prepare(`insert into contacts (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
     return {

@@ -1,9 +1,9 @@
 // Opens the store named by DATABASE_URL: `sqlite:<path>`, `sqlite::memory:` or `postgres://…`.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type QueryResult } from 'kysely';
 import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
-import { createPgPool } from './pg-pool.ts';
+import { createPgPool, statementName } from './pg-pool.ts';
 import type { DB } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -12,6 +12,19 @@ export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
   close(): Promise<void>;
+}
+
+type DirectRunner = <R>(sql: string, params: readonly unknown[]) => QueryResult<R> | Promise<QueryResult<R>> | undefined;
+const directRunners = new WeakMap<Kysely<DB>, DirectRunner>();
+
+/**
+ * Runs a fixed statement outside any transaction without the query builder's executor: on SQLite
+ * directly on the connection when no transaction is open (see node-sqlite-dialect.ts), on
+ * PostgreSQL as a named prepared statement on the pool. Undefined when the caller must go through
+ * `db` instead.
+ */
+export function executeNow<R>(db: Kysely<DB>, sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
+  return directRunners.get(db)?.<R>(sql, params);
 }
 
 export function sqlitePath(url: string): string {
@@ -24,11 +37,18 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   if (url.startsWith('sqlite:')) {
     const path = sqlitePath(url);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Kysely<DB>({ dialect: new NodeSqliteDialect({ path }) });
+    const dialect = new NodeSqliteDialect({ path });
+    const db = new Kysely<DB>({ dialect });
+    directRunners.set(db, (text, params) => dialect.executeNow(text, params));
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const { pool } = createPgPool(url, options.poolSize ?? 10);
+  const { pool, raw } = createPgPool(url, options.poolSize ?? 10);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  directRunners.set(db, async (text, params) => {
+    const name = statementName(text);
+    const result = await raw.query(name ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] });
+    return { rows: result.rows, numAffectedRows: BigInt(result.rowCount ?? 0) };
+  });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

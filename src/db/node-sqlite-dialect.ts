@@ -2,6 +2,7 @@
 // better-sqlite3 interface; this adapter provides it, caches prepared statements (preparing is the
 // dominant cost of a point query), and starts transactions with BEGIN IMMEDIATE so that two
 // processes writing one file wait for each other (busy_timeout) instead of failing on lock upgrade.
+// Hot statements may also run directly on the connection when no transaction is open (executeNow).
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
   CompiledQuery,
@@ -19,6 +20,10 @@ import {
 } from 'kysely';
 
 const STATEMENT_CACHE_SIZE = 500;
+// FULL syncs the log on every commit, so an acknowledged write survives a power cut.
+const SYNCHRONOUS = 'FULL';
+/** Leading comment of a statement whose own commit need not be synced (see execute). */
+export const NOT_DURABLE = '/* not durable */ ';
 
 export class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
@@ -43,15 +48,33 @@ export class NodeSqliteConnection implements DatabaseConnection {
   }
 
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const { stmt, reader } = this.prepare(compiled.sql);
-    const params = compiled.parameters as never[];
-    if (reader) return Promise.resolve({ rows: stmt.all(...params) as R[] });
-    const { changes, lastInsertRowid } = stmt.run(...params);
-    return Promise.resolve({
-      rows: [],
-      numAffectedRows: BigInt(changes),
-      insertId: BigInt(lastInsertRowid),
-    });
+    return Promise.resolve(this.execute<R>(compiled.sql, compiled.parameters));
+  }
+
+  execute<R>(sql: string, params: readonly unknown[]): QueryResult<R> {
+    const { stmt, reader } = this.prepare(sql);
+    // A statement marked NOT_DURABLE commits without syncing the log when it runs on its own: a
+    // later synced commit makes it durable too (the log is written in order), and losing it in a
+    // power cut loses nothing else.
+    const relaxed = sql.startsWith(NOT_DURABLE) && !this.#db.isTransaction;
+    if (relaxed) this.#db.exec('PRAGMA synchronous = NORMAL');
+    try {
+      if (reader) return { rows: stmt.all(...(params as never[])) as R[] };
+      const { changes, lastInsertRowid } = stmt.run(...(params as never[]));
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    } finally {
+      if (relaxed) this.#db.exec(`PRAGMA synchronous = ${SYNCHRONOUS}`);
+    }
+  }
+
+  /**
+   * Runs a statement at once, unless a transaction is open on the connection (its writes are not
+   * committed, and a statement now would join it; the caller then waits for it through the
+   * driver). The statement runs to completion synchronously, so nothing else can interleave.
+   */
+  executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | undefined {
+    if (this.#db.isTransaction) return undefined;
+    return this.execute<R>(sql, params);
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -70,6 +93,11 @@ class NodeSqliteDriver implements Driver {
   #db?: DatabaseSync;
   #connection?: NodeSqliteConnection;
 
+  /** The connection, once the driver has opened it. */
+  get connection(): NodeSqliteConnection | undefined {
+    return this.#db ? this.#connection : undefined;
+  }
+
   constructor(options: NodeSqliteOptions) {
     this.#options = options;
   }
@@ -79,10 +107,12 @@ class NodeSqliteDriver implements Driver {
     // WAL lets readers in other processes proceed during a write; FULL syncs the WAL on every
     // commit, so an acknowledged write survives a power cut, not only a process crash.
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = FULL');
+    db.exec(`PRAGMA synchronous = ${SYNCHRONOUS}`);
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA temp_store = MEMORY');
-    db.exec('PRAGMA cache_size = -65536');
+    // 32 MiB of pages in process (the operating system caches the file too): the hot B-tree pages
+    // stay here while the process stays well within its memory budget.
+    db.exec('PRAGMA cache_size = -32768');
     this.#db = db;
     this.#connection = new NodeSqliteConnection(db);
   }
@@ -120,13 +150,23 @@ class NodeSqliteAdapter extends SqliteAdapter {
 
 export class NodeSqliteDialect implements Dialect {
   readonly #options: NodeSqliteOptions;
+  #driver?: NodeSqliteDriver;
 
   constructor(options: NodeSqliteOptions) {
     this.#options = options;
   }
 
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#options);
+    this.#driver = new NodeSqliteDriver(this.#options);
+    return this.#driver;
+  }
+
+  /**
+   * A statement run directly on the connection, bypassing the query executor and its connection
+   * lock; undefined when that is not possible now (not opened yet, or in a transaction).
+   */
+  executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | undefined {
+    return this.#driver?.connection?.executeNow<R>(sql, params);
   }
 
   createQueryCompiler(): QueryCompiler {

@@ -8,7 +8,8 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 const MAX_NAMED_STATEMENTS = 1000;
 const names = new Map<string, string>();
 
-function statementName(sql: string): string | undefined {
+/** The name under which `sql` runs as a prepared statement, or undefined past the bound. */
+export function statementName(sql: string): string | undefined {
   let name = names.get(sql);
   if (name === undefined && names.size < MAX_NAMED_STATEMENTS && /^\s*(select|insert|update|delete|with)\b/i.test(sql)) {
     name = `s${names.size}`;
@@ -42,10 +43,11 @@ export function createPgPool(connectionString: string, max = 10): { pool: Postgr
         // next statement fails instead (503), and the pool drops the client when it is released.
         client.on('error', () => {});
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-        (client as unknown as { query: unknown }).query = (text: unknown, values?: unknown[]) => {
-          if (typeof text !== 'string') return query(text, values);
+        // Other arguments (a callback, as pool.query passes one) are passed through.
+        (client as unknown as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
+          if (typeof text !== 'string') return query(text, ...rest);
           const name = statementName(text);
-          return name ? query({ name, text, values }) : query(text, values);
+          return name ? query({ name, text, values: rest[0] }, ...rest.slice(1)) : query(text, ...rest);
         };
       }
       return client as unknown as PostgresPoolClient;

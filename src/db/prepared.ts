@@ -1,23 +1,42 @@
-// Fixed statements for the hottest paths (reading one row per request). Building and compiling a
-// query through Kysely costs more than running it on SQLite; a fixed statement is written once, run
-// through the same connection handling (transactions, the SQLite connection lock, named prepared
-// statements on PostgreSQL), and prepared once per connection by the drivers.
-import { CompiledQuery, type Kysely } from 'kysely';
-import type { Dialect } from './database.ts';
+// Fixed statements for the hottest paths (a read per request, the idempotency claim). Building and
+// compiling a query through Kysely costs more than running it on SQLite; a fixed statement is
+// written once, runs through the same connection handling (transactions, the SQLite connection
+// lock, named prepared statements on PostgreSQL) and is prepared once per connection by the
+// drivers. Outside a transaction it skips the query builder's executor (executeNow): on SQLite it
+// runs directly on the connection, on PostgreSQL straight on the pool.
+import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { executeNow, type Dialect } from './database.ts';
+import { NOT_DURABLE } from './node-sqlite-dialect.ts';
 import type { DB } from './schema.ts';
 
 export interface Statement<R> {
   /** Runs the statement with positional parameters; `?` in the text is the n-th one. */
   all(db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<R[]>;
   first(db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<R | undefined>;
+  /** Runs a writing statement; resolves to the number of rows it changed. */
+  run(db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<number>;
+}
+
+export interface StatementOptions {
+  /**
+   * False for a write whose own commit need not survive a power cut (on SQLite its commit is not
+   * synced; the next synced commit covers it). Only for records whose loss is harmless.
+   */
+  durable?: boolean;
 }
 
 /** `text` uses `?` placeholders (SQLite's); PostgreSQL gets `$1`, `$2`, … in the same order. */
-export function statement<R>(text: string | { sqlite: string; postgres: string }): Statement<R> {
-  const sqlite = typeof text === 'string' ? text : text.sqlite;
+export function statement<R = never>(text: string | { sqlite: string; postgres: string }, options: StatementOptions = {}): Statement<R> {
+  const sqlite = (options.durable === false ? NOT_DURABLE : '') + (typeof text === 'string' ? text : text.sqlite);
   let n = 0;
   const postgres = (typeof text === 'string' ? text : text.postgres).replace(/\?/g, () => `$${++n}`);
-  const all = async (db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]) =>
-    (await db.executeQuery<R>(CompiledQuery.raw(dialect === 'postgres' ? postgres : sqlite, params as unknown[]))).rows;
-  return { all, first: async (db, dialect, params) => (await all(db, dialect, params))[0] };
+  const execute = async (db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<QueryResult<R>> => {
+    const text = dialect === 'postgres' ? postgres : sqlite;
+    return (await executeNow<R>(db, text, params)) ?? db.executeQuery<R>(CompiledQuery.raw(text, params as unknown[]));
+  };
+  return {
+    all: async (db, dialect, params) => (await execute(db, dialect, params)).rows,
+    first: async (db, dialect, params) => (await execute(db, dialect, params)).rows[0],
+    run: async (db, dialect, params) => Number((await execute(db, dialect, params)).numAffectedRows ?? 0),
+  };
 }

@@ -45,7 +45,12 @@ export class AppError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(kind: ErrorKind, detail: string | FieldError[], options: { extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+    // An AppError is an answer, not a fault: its stack is never shown or logged, and capturing one
+    // would be most of the cost of a refused request (a 429 under load, a 404 probe).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(typeof detail === 'string' ? detail : 'Validation failed');
+    Error.stackTraceLimit = stackTraceLimit;
     this.kind = kind;
     this.status = STATUS[kind];
     this.detail = detail;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { statement } from '../db/prepared.ts';
 import type { DB } from '../db/schema.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { AppError, badRequest, conflict } from './errors.ts';
@@ -26,6 +27,11 @@ function fingerprint(request: FastifyRequest): string {
   return createHash('sha256').update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`).digest('hex');
 }
 
+// A claim must be visible at once, not survive a power cut: losing one loses no work (a write and
+// its stored response commit together, durably, afterwards), so its own commit is not synced.
+const CLAIM = statement(`insert into idempotency_keys (org_id, mode, key, fingerprint, status, body, created_at, locked_at)
+  values (?, ?, ?, ?, null, null, ?, ?) on conflict (org_id, mode, key) do nothing`, { durable: false });
+
 const where = (db: Kysely<DB>, scope: Scope, key: string) =>
   db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', key);
 
@@ -42,11 +48,8 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
   const now = nowSeconds();
 
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db.insertInto('idempotency_keys')
-      .values({ org_id: scope.orgId, mode: scope.mode, key: header, fingerprint: print, status: null, body: null, created_at: now, locked_at: now })
-      .onConflict((oc) => oc.columns(['org_id', 'mode', 'key']).doNothing())
-      .executeTakeFirst();
-    if (inserted.numInsertedOrUpdatedRows === 1n) {
+    const inserted = await CLAIM.run(db, request.server.services.database.dialect, [scope.orgId, scope.mode, header, print, now, now]);
+    if (inserted === 1) {
       request.idempotency = { key: header, stored: false };
       return true;
     }

@@ -63,7 +63,7 @@ class VersionedLru<T> {
 }
 
 const MAX_PAGES = 2000;
-const MAX_PAGE_BYTES = 32 * 1024 * 1024;
+const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 const MAX_TOTALS = 10_000;
 
 export class ListCache {
@@ -79,6 +79,12 @@ export class ListCache {
     const { database } = request.server.services;
     const scope = request.scope;
     const version = await tenantVersion(database.db, database.dialect, scope);
+    // Pages reached by a cursor are walked once, cheaply (keyset): only numbered pages, the first
+    // above all, are worth keeping. Their totals are kept either way.
+    if ((request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
+      reply.send(await compute(version));
+      return;
+    }
     const key = `${scope.orgId}|${scope.mode}|${request.url}`;
     let body = this.#pages.get(key, version);
     if (body === undefined) {

@@ -64,7 +64,14 @@ export class WriteContext {
         .execute();
       this.count('events', this.#events.length);
     }
-    for (const [name, delta] of this.#deltas) if (delta !== 0) await bumpCounter(this.tx, this.scope, name, delta);
+    // All moved totals in one statement: the write holds the tenant's lock until it commits.
+    const moved = [...this.#deltas].filter(([, delta]) => delta !== 0);
+    if (moved.length > 0) {
+      await this.tx.insertInto('counters')
+        .values(moved.map(([name, delta]) => ({ org_id: orgId, mode, name, value: delta })))
+        .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` }))
+        .execute();
+    }
     return this.#events.length;
   }
 }

@@ -1,28 +1,83 @@
-// In-process sliding-log limiter: per key, a ring buffer of the last `perMinute` allowed times.
-// O(1) per request: the window is full exactly when the perSecond-th (or perMinute-th) most recent
-// allowed request is still inside it.
+// In-process sliding-log limiter: per key, the times of the allowed requests of the last minute.
+// The window is full exactly when the perSecond-th (or perMinute-th) most recent allowed request is
+// still inside it. Times are kept per millisecond with a running count, so a key's memory follows
+// the distinct milliseconds of its last minute (at most 60,000 pairs), not the configured limit:
+// raising the limits for a busy tenant costs no memory up front.
 import type { RateLimitDecision, RateLimiter, RateLimits } from './rate-limiter.ts';
 
-class Window {
-  readonly times: Float64Array;
-  count = 0;
-  head = 0; // index of the next write
+const MINUTE_MS = 60_000;
 
-  constructor(size: number) {
-    this.times = new Float64Array(size);
+class Window {
+  #times = new Float64Array(8);
+  /** Running number of allowed requests up to and including each time. */
+  #counts = new Float64Array(8);
+  #first = 0; // ring index of the oldest pair
+  #length = 0;
+  /** Running number just before the oldest pair held (those before it were dropped). */
+  #dropped = 0;
+  /** Allowed requests recorded so far. */
+  total = 0;
+
+  #index(i: number): number {
+    return (this.#first + i) & (this.#times.length - 1);
   }
 
-  /** The n-th most recent allowed time (1-based), or -Infinity if fewer were recorded. */
+  /** The n-th most recent allowed time (1-based); -Infinity if it is older than the pairs held. */
   recent(n: number): number {
-    if (n > this.count) return -Infinity;
-    const size = this.times.length;
-    return this.times[(this.head - n + size * 2) % size];
+    const target = this.total - n + 1;
+    if (target <= this.#dropped) return -Infinity;
+    let lo = 0;
+    let hi = this.#length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#counts[this.#index(mid)] >= target) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.#times[this.#index(lo)];
+  }
+
+  /** Allowed requests after `edge`. */
+  countAfter(edge: number): number {
+    let lo = 0;
+    let hi = this.#length;
+    // The first pair after the edge; everything before it (and all dropped pairs) is not counted.
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#times[this.#index(mid)] > edge) hi = mid;
+      else lo = mid + 1;
+    }
+    const before = lo === 0 ? this.#dropped : this.#counts[this.#index(lo - 1)];
+    return this.total - before;
   }
 
   push(time: number): void {
-    this.times[this.head] = time;
-    this.head = (this.head + 1) % this.times.length;
-    if (this.count < this.times.length) this.count++;
+    this.total++;
+    while (this.#length > 0 && this.#times[this.#first] <= time - MINUTE_MS) {
+      this.#dropped = this.#counts[this.#first];
+      this.#first = (this.#first + 1) & (this.#times.length - 1);
+      this.#length--;
+    }
+    if (this.#length > 0 && this.#times[this.#index(this.#length - 1)] === time) {
+      this.#counts[this.#index(this.#length - 1)] = this.total;
+      return;
+    }
+    if (this.#length === this.#times.length) this.#grow();
+    const at = this.#index(this.#length);
+    this.#times[at] = time;
+    this.#counts[at] = this.total;
+    this.#length++;
+  }
+
+  #grow(): void {
+    const times = new Float64Array(this.#times.length * 2);
+    const counts = new Float64Array(this.#times.length * 2);
+    for (let i = 0; i < this.#length; i++) {
+      times[i] = this.#times[this.#index(i)];
+      counts[i] = this.#counts[this.#index(i)];
+    }
+    this.#times = times;
+    this.#counts = counts;
+    this.#first = 0;
   }
 }
 
@@ -48,7 +103,7 @@ export class MemoryRateLimiter implements RateLimiter {
     let window = this.#windows.get(key);
     if (!window) {
       if (this.#windows.size >= MAX_KEYS) this.#prune(now);
-      window = new Window(Math.max(perMinute, perSecond));
+      window = new Window();
       this.#windows.set(key, window);
     }
     const secondEdge = window.recent(perSecond);
@@ -65,18 +120,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   #remaining(window: Window, now: number): number {
     const { perMinute } = this.#limits;
-    let used = 0;
-    // Count allowed requests in the last minute; the buffer is ordered, newest last.
-    let lo = 1;
-    let hi = Math.min(window.count, perMinute);
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (window.recent(mid) > now - 60_000) {
-        used = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return Math.max(0, perMinute - used);
+    return Math.max(0, perMinute - Math.min(perMinute, window.countAfter(now - MINUTE_MS)));
   }
 
   #reset(window: Window, now: number): number {
