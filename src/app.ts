@@ -76,6 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limiter: RateLimiter = config.redisUrl
     ? new RedisRateLimiter(config.redisUrl, limits, (error) => app.log.error({ err: { message: error.message } }, 'rate limiter unavailable; allowing requests'))
     : new MemoryRateLimiter(limits);
+  await limiter.ready?.();
   const hub = new EventHub();
   app.decorate('services', {
     config,

@@ -21,5 +21,7 @@ export interface RateLimiter {
   hit(key: string): Promise<RateLimitDecision>;
   /** The same decision without a promise, for limiters that decide in-process. */
   hitSync?(key: string): RateLimitDecision;
+  /** Resolves once the limiter can enforce limits (or has given up waiting for its store). */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }

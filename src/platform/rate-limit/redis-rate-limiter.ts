@@ -70,6 +70,23 @@ export class RedisRateLimiter implements RateLimiter {
     this.#redis = redis as Limited;
   }
 
+  /**
+   * Waits (at most `timeoutMs`) for the connection, so a process that has just started enforces the
+   * shared budget from its first request instead of failing open until Redis answers.
+   */
+  async ready(timeoutMs = 2000): Promise<void> {
+    if (this.#redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#redis.once('ready', done);
+    });
+  }
+
   async hit(key: string): Promise<RateLimitDecision> {
     const { perSecond, perMinute } = this.#limits;
     try {
