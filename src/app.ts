@@ -63,7 +63,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Requests that reach a closing server on a kept-alive connection are still answered (with
+    // `Connection: close`, see onSend) rather than refused with a body outside the error shape.
+    return503OnClosing: false,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
