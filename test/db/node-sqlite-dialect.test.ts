@@ -1,0 +1,87 @@
+// The node:sqlite dialect on its own: what Kysely relies on (reads, writes, affected rows,
+// transactions that commit or roll back), WAL and full sync, and two connections on one file
+// waiting for each other's writes instead of failing (BEGIN IMMEDIATE with a busy timeout).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kysely, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NodeSqliteDialect } from '../../src/db/node-sqlite-dialect.ts';
+
+interface T {
+  items: { id: number; name: string };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rds-dialect-'));
+const opened: Array<Kysely<T>> = [];
+const open = (path = join(dir, 'one.db')) => {
+  const db = new Kysely<T>({ dialect: new NodeSqliteDialect({ path }) });
+  opened.push(db);
+  return db;
+};
+
+afterAll(async () => {
+  for (const db of opened) await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('node:sqlite dialect', () => {
+  it('reads, writes and reports affected rows', async () => {
+    const db = open(':memory:');
+    await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+    const inserted = await db.insertInto('items').values([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]).executeTakeFirst();
+    expect(inserted.numInsertedOrUpdatedRows).toBe(2n);
+    const updated = await db.updateTable('items').set({ name: 'c' }).where('id', '=', 2).executeTakeFirst();
+    expect(updated.numUpdatedRows).toBe(1n);
+    expect(await db.selectFrom('items').selectAll().orderBy('id').execute()).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'c' }]);
+    const returned = await db.deleteFrom('items').where('id', '=', 1).returning('name').execute();
+    expect(returned).toEqual([{ name: 'a' }]);
+  });
+
+  it('commits a transaction, and rolls back one that throws', async () => {
+    const db = open(':memory:');
+    await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ id: 1, name: 'kept' }).execute();
+    });
+    await expect(db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ id: 2, name: 'lost' }).execute();
+      throw new Error('abort');
+    })).rejects.toThrow('abort');
+    expect((await db.selectFrom('items').select('name').execute()).map((r) => r.name)).toEqual(['kept']);
+  });
+
+  it('runs a file in WAL mode with full sync', async () => {
+    const db = open(join(dir, 'pragmas.db'));
+    const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
+    const sync = await sql<{ synchronous: number }>`pragma synchronous`.execute(db);
+    expect(mode.rows[0].journal_mode).toBe('wal');
+    expect(sync.rows[0].synchronous).toBe(2);
+  });
+
+  it('waits for another process holding the write lock instead of failing', async () => {
+    const path = join(dir, 'shared.db');
+    const db = open(path);
+    await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+    // Another process takes the write lock, signals, and holds it for 400 ms before committing.
+    const holder = spawn(process.execPath, ['-e', `
+      const { DatabaseSync } = require('node:sqlite');
+      const db = new DatabaseSync(${JSON.stringify(path)});
+      db.exec('begin immediate');
+      db.exec("insert into items (id, name) values (1, 'other process')");
+      process.stdout.write('locked\\n');
+      const until = Date.now() + 400; while (Date.now() < until) {}
+      db.exec('commit');
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(holder.stdout!, 'data');
+    const started = Date.now();
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ id: 2, name: 'this process' }).execute();
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    await once(holder, 'exit');
+    expect((await db.selectFrom('items').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([1, 2]);
+  });
+});
