@@ -21,6 +21,7 @@ import type { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
 import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
+import { WriteQueue } from './platform/write.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { registerResources } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
@@ -80,9 +81,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     : new MemoryRateLimiter(limits);
   await limiter.ready?.();
   const hub = new EventHub();
+  const writes = new WriteQueue(database);
   app.decorate('services', {
     config,
     database,
+    writes,
     limiter,
     keys: new KeyCache(),
     lists: new ListCache(),
@@ -149,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clearInterval(purge);
     clearInterval(flushLogs);
     await limiter.close();
+    await writes.drained();
     if (ownDatabase) await database.close();
   });
   return app;

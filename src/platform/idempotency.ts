@@ -81,13 +81,6 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
   throw conflict('A request with this Idempotency-Key is still being processed; retry later');
 }
 
-/** Stores the response inside the transaction that made the change. */
-export async function storeResponse(db: Kysely<DB>, scope: Scope, claimed: IdempotencyClaim, status: number, body: string): Promise<void> {
-  await db.updateTable('idempotency_keys').set({ status, body })
-    .where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', claimed.key).execute();
-  claimed.stored = true;
-}
-
 /**
  * After a response that wrote nothing (an error): a 4xx is stored and will be replayed; a 5xx
  * releases the key so that a retry runs again.

@@ -7,11 +7,14 @@ import type { IdempotencyClaim } from './idempotency.ts';
 import type { ListCache } from './list-cache.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
+import type { WriteQueue } from './write.ts';
 import type { RouteMessages } from './validation.ts';
 
 export interface Services {
   config: Config;
   database: Database;
+  /** Where requests' writes are committed (group commit). */
+  writes: WriteQueue;
   limiter: RateLimiter;
   keys: KeyCache;
   /** List answers and filtered totals, reused while the tenant's data is unchanged. */

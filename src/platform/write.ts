@@ -1,15 +1,22 @@
 // Every write runs in one transaction that also records its events, moves its counters and stores
 // its idempotent response, so an acknowledged write has all of them and a failed one has none.
-// The first statement locks the tenant's event-sequence row: writes of one tenant are serialized,
-// their events are numbered in commit order (what the live event stream relies on), and
-// transactions never take row locks in different orders, so they cannot deadlock.
+// The first statement of a transaction locks the tenant's event-sequence row: writes of one tenant
+// are serialized, their events are numbered in commit order (what the live event stream relies
+// on), and transactions never take row locks in different orders, so they cannot deadlock.
+//
+// Requests' writes go through a WriteQueue (group commit): the writes that arrive together share
+// one transaction, so they pay for one commit (one log sync) and one lock of each tenant instead of
+// one each. A write that fails rolls the shared transaction back; its batch is then run again one
+// write per transaction, so only the failing write fails and nothing is ever half applied.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { newId, nowSeconds } from './ids.ts';
-import { storeResponse } from './idempotency.ts';
 import type { Scope } from './scope.ts';
+
+/** A query builder's statement, ready to run. */
+export type DeferredStatement = Compilable & { execute(): Promise<unknown> };
 
 interface PendingEvent {
   id: string;
@@ -24,19 +31,18 @@ export class WriteContext {
   readonly scope: Scope;
   readonly dialect: Dialect;
   readonly now = nowSeconds();
-  #seq = 0;
+  readonly #seq: number;
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
+  readonly #later: DeferredStatement[] = [];
+  #response: { key: string; status: number; body: string } | undefined;
 
-  constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect) {
+  /** `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. */
+  constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number) {
     this.tx = tx;
     this.scope = scope;
     this.dialect = dialect;
-  }
-
-  /** Takes the tenant's write lock and reads its event sequence. */
-  async begin(): Promise<void> {
-    this.#seq = await bumpCounter(this.tx, this.scope, 'events', 0);
+    this.#seq = seq;
   }
 
   /** Records `<type>` for `object` (the API representation), committed with the write. */
@@ -55,24 +61,52 @@ export class WriteContext {
     this.#deltas.set(name, (this.#deltas.get(name) ?? 0) + delta);
   }
 
+  /**
+   * Queues a writing statement whose result the work does not need, to run at the end of the write
+   * with its events and totals (on PostgreSQL in the same round trip). Statements queued by one
+   * write must not change the same row twice.
+   */
+  later(statement: DeferredStatement): void {
+    this.#later.push(statement);
+  }
+
+  /** Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). */
+  respond(key: string, status: number, body: string): void {
+    this.#response = { key, status, body };
+  }
+
+  /**
+   * Runs the queued statements and writes the events, the moved totals and the stored response;
+   * returns the tenant's event sequence after them. On PostgreSQL they go in one statement (one
+   * round trip).
+   */
   async finish(): Promise<number> {
     const { orgId, mode } = this.scope;
+    const statements = this.#later;
     if (this.#events.length > 0) {
       const base = this.#seq;
-      await this.tx.insertInto('events')
-        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now })))
-        .execute();
+      statements.push(this.tx.insertInto('events')
+        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now }))));
       this.count('events', this.#events.length);
     }
-    // All moved totals in one statement: the write holds the tenant's lock until it commits.
     const moved = [...this.#deltas].filter(([, delta]) => delta !== 0);
     if (moved.length > 0) {
-      await this.tx.insertInto('counters')
+      statements.push(this.tx.insertInto('counters')
         .values(moved.map(([name, delta]) => ({ org_id: orgId, mode, name, value: delta })))
-        .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` }))
-        .execute();
+        .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` })));
     }
-    return this.#events.length;
+    if (this.#response) {
+      const { key, status, body } = this.#response;
+      statements.push(this.tx.updateTable('idempotency_keys').set({ status, body })
+        .where('org_id', '=', orgId).where('mode', '=', mode).where('key', '=', key));
+    }
+    if (this.dialect === 'postgres' && statements.length > 1) {
+      const last = statements.pop()!;
+      await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+    } else {
+      for (const q of statements) await q.execute();
+    }
+    return this.#seq + this.#events.length;
   }
 }
 
@@ -92,34 +126,155 @@ export async function readCounter(db: Kysely<DB>, scope: Scope, name: string): P
   return row ? Number(row.value) : 0;
 }
 
+/** Takes the tenant's write lock and reads its event sequence. */
+const lockTenant = (tx: Transaction<DB>, scope: Scope) => bumpCounter(tx, scope, 'events', 0);
+
 export type EventNotifier = (scope: Scope) => void;
+type Work<T> = (w: WriteContext) => Promise<T>;
 
 /** Runs `work` as the write of `scope` inside an open transaction (one transaction may span scopes). */
-export async function writeIn<T>(tx: Transaction<DB>, dialect: Dialect, scope: Scope, work: (w: WriteContext) => Promise<T>, after?: (w: WriteContext, result: T) => Promise<void>): Promise<T> {
-  const w = new WriteContext(tx, scope, dialect);
-  await w.begin();
+export async function writeIn<T>(tx: Transaction<DB>, dialect: Dialect, scope: Scope, work: Work<T>): Promise<T> {
+  const w = new WriteContext(tx, scope, dialect, await lockTenant(tx, scope));
   const result = await work(w);
   await w.finish();
-  if (after) await after(w, result);
   return result;
 }
 
-/** Runs `work` as one write of `scope` in its own transaction; outside requests (CLI) as well as inside. */
-export function runWrite<T>(database: Database, scope: Scope, work: (w: WriteContext) => Promise<T>, after?: (w: WriteContext, result: T) => Promise<void>): Promise<T> {
-  return database.db.transaction().execute((tx) => writeIn(tx, database.dialect, scope, work, after));
+interface Write {
+  scope: Scope;
+  work: Work<unknown>;
+}
+
+interface QueuedWrite extends Write {
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
+const scopeKey = (scope: Scope) => `${scope.orgId}\u0000${scope.mode}`;
+
+/**
+ * Runs `writes` in one transaction, in order. Tenants are locked first, in one order for every
+ * transaction (by key), so two transactions never wait for each other's locks the other way round.
+ */
+async function commitTogether(database: Database, writes: Write[]): Promise<unknown[]> {
+  return database.db.transaction().execute(async (tx) => {
+    const sequences = new Map<string, number>();
+    const tenants = [...new Map(writes.map((q) => [scopeKey(q.scope), q.scope])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [key, scope] of tenants) sequences.set(key, await lockTenant(tx, scope));
+    const results: unknown[] = [];
+    for (const q of writes) {
+      const key = scopeKey(q.scope);
+      const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!);
+      const result = await q.work(w);
+      sequences.set(key, await w.finish());
+      results.push(result);
+    }
+    return results;
+  });
+}
+
+/** Runs `work` as one write of `scope` in its own transaction (the CLI, the seeders). */
+export async function runWrite<T>(database: Database, scope: Scope, work: Work<T>): Promise<T> {
+  const [result] = await commitTogether(database, [{ scope, work }]);
+  return result as T;
+}
+
+export interface WriteQueueOptions {
+  /** Most writes in one transaction. */
+  maxBatch?: number;
+  /** Transactions in flight at once (SQLite has one connection: 1). */
+  concurrency?: number;
+}
+
+/** Group commit of the writes of requests; see the top of this file. */
+export class WriteQueue {
+  readonly #database: Database;
+  readonly #maxBatch: number;
+  readonly #concurrency: number;
+  #pending: QueuedWrite[] = [];
+  #running = 0;
+  #scheduled = false;
+  #idle: Array<() => void> = [];
+
+  constructor(database: Database, options: WriteQueueOptions = {}) {
+    this.#database = database;
+    this.#maxBatch = options.maxBatch ?? 100;
+    this.#concurrency = options.concurrency ?? (database.dialect === 'sqlite' ? 1 : 4);
+  }
+
+  /** Runs `work` as one write of `scope`, committed with the writes that arrive with it. */
+  run<T>(scope: Scope, work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ scope, work, resolve: resolve as (r: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Resolves once every write handed in so far is committed or failed. */
+  drained(): Promise<void> {
+    if (this.#pending.length === 0 && this.#running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  // A batch starts after the current turn of the event loop, so the writes of all requests read in
+  // it join the same transaction.
+  #schedule(): void {
+    if (this.#scheduled || this.#running >= this.#concurrency || this.#pending.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#next();
+    });
+  }
+
+  async #next(): Promise<void> {
+    if (this.#running >= this.#concurrency || this.#pending.length === 0) return;
+    const batch = this.#pending.splice(0, this.#maxBatch);
+    this.#running++;
+    try {
+      await this.#commit(batch);
+    } finally {
+      this.#running--;
+      this.#schedule();
+      if (this.#pending.length === 0 && this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  async #commit(batch: QueuedWrite[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const results = await commitTogether(this.#database, batch);
+        batch.forEach((q, i) => q.resolve(results[i]));
+        return;
+      } catch {
+        // One of them failed and the transaction was rolled back: run each alone, below.
+      }
+    }
+    for (const q of batch) {
+      try {
+        const [result] = await commitTogether(this.#database, [q]);
+        q.resolve(result);
+      } catch (error) {
+        q.reject(error);
+      }
+    }
+  }
 }
 
 /**
  * The write path of a route: runs `work`, answers `status` with `{"data": result}`, and stores that
  * exact response for the request's Idempotency-Key in the same transaction.
  */
-export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: (w: WriteContext) => Promise<T>): Promise<void> {
-  const { database, notify } = request.server.services;
+export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>): Promise<void> {
+  const { writes, notify } = request.server.services;
   let body = '';
-  await runWrite(database, request.scope, work, async (w, data) => {
+  await writes.run(request.scope, async (w) => {
+    const data = await work(w);
     body = JSON.stringify({ data });
-    if (request.idempotency) await storeResponse(w.tx, request.scope, request.idempotency, status, body);
+    if (request.idempotency) w.respond(request.idempotency.key, status, body);
+    return data;
   });
+  if (request.idempotency) request.idempotency.stored = true;
   notify(request.scope);
   reply.code(status).type('application/json; charset=utf-8').send(body);
 }

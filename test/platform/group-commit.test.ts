@@ -1,0 +1,109 @@
+// Writes that arrive together are committed together (group commit, src/platform/write.ts). These
+// tests send many writes at once, so they share transactions, and check that each still behaves
+// as if it ran alone: its own answer, its own events in commit order, exact totals, and a failing
+// write that takes nothing else down with it and leaves nothing behind.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenant, testApp, type Client } from '../helpers/app.ts';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
+});
+afterAll(() => app.close());
+
+const newList = async (c: Client, type = 'contacts') => (await c.post('/v1/lists', { name: `List ${type}`, type })).json().data.id as string;
+
+/** Every event of the tenant, newest first. */
+async function allEvents(c: Client): Promise<Array<{ id: string; type: string; data: { object: { id: string } } }>> {
+  const events = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await c.get(`/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json();
+    events.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return events;
+}
+
+describe('group commit', () => {
+  it('answers each of many simultaneous creates with its own record, events in commit order and exact totals', async () => {
+    const t = await tenant(app);
+    const list = await newList(t.live);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+      t.live.post('/v1/contacts', { list_id: list, name: `Contact ${i}`, work_email: `c${i}@example.com` })));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(40).fill(201));
+    const created = answers.map((a) => a.json().data);
+    expect(created.map((c) => c.name)).toEqual(Array.from({ length: 40 }, (_, i) => `Contact ${i}`));
+    expect(new Set(created.map((c) => c.id)).size).toBe(40);
+
+    const listed = (await t.live.get('/v1/contacts?limit=100')).json();
+    expect(listed.pagination.total).toBe(40);
+    expect((await t.live.get(`/v1/lists/${list}`)).json().data.member_count).toBe(40);
+    for (const c of created) expect((await t.live.get(`/v1/contacts/${c.id}`)).json().data).toEqual(c);
+
+    // One event per create; events and ids both follow commit order.
+    const events = (await allEvents(t.live)).filter((e) => e.type === 'contact.created');
+    expect(events.map((e) => e.data.object.id)).toEqual(listed.data.map((c: { id: string }) => c.id));
+    expect(new Set(events.map((e) => e.data.object.id))).toEqual(new Set(created.map((c) => c.id)));
+  });
+
+  it('fails only the write that fails, with nothing of it stored, and replays every answer', async () => {
+    const t = await tenant(app);
+    const list = await newList(t.live);
+    const suppressions = await newList(t.live, 'suppressions');
+    const bodies = Array.from({ length: 30 }, (_, i) => (i % 5 === 2
+      ? { list_id: 'lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', name: `Lost ${i}` }
+      : { list_id: i % 5 === 4 ? suppressions : list, name: `Contact ${i}` }));
+    const keys = bodies.map((_, i) => ({ 'idempotency-key': `group-${t.org_id}-${i}` }));
+    const send = () => Promise.all(bodies.map((body, i) => t.live.post('/v1/contacts', body, keys[i])));
+
+    const answers = await send();
+    const expected = bodies.map((_, i) => (i % 5 === 2 ? 404 : i % 5 === 4 ? 400 : 201));
+    expect(answers.map((a) => a.statusCode)).toEqual(expected);
+    expect(answers.filter((a) => a.statusCode === 404).map((a) => a.json())).toEqual(Array(6).fill({ detail: 'List not found' }));
+
+    const good = answers.filter((a) => a.statusCode === 201).map((a) => a.json().data.id).sort();
+    const listed = (await t.live.get('/v1/contacts?limit=100')).json();
+    expect(listed.pagination.total).toBe(18);
+    expect(listed.data.map((c: { id: string }) => c.id).sort()).toEqual(good);
+    expect((await t.live.get(`/v1/lists/${list}`)).json().data.member_count).toBe(18);
+    expect((await allEvents(t.live)).filter((e) => e.type === 'contact.created')).toHaveLength(18);
+
+    const replayed = await send();
+    expect(replayed.map((a) => a.statusCode)).toEqual(expected);
+    expect(replayed.map((a) => a.body)).toEqual(answers.map((a) => a.body));
+    expect(replayed.every((a) => a.headers['idempotent-replayed'] === 'true')).toBe(true);
+    expect((await t.live.get('/v1/contacts')).json().pagination.total).toBe(18);
+  });
+
+  it('keeps totals exact when creates, updates and deletes of several tenants arrive together', async () => {
+    const [a, b] = [await tenant(app), await tenant(app)];
+    const lists = { a: await newList(a.live), b: await newList(b.live) };
+    const seed = async (c: Client, list: string) => Promise.all(Array.from({ length: 10 }, (_, i) => c.post('/v1/contacts', { list_id: list, name: `Old ${i}` })));
+    const old = { a: (await seed(a.live, lists.a)).map((r) => r.json().data.id), b: (await seed(b.live, lists.b)).map((r) => r.json().data.id) };
+
+    const mixed = await Promise.all([
+      ...old.a.slice(0, 4).map((id) => a.live.delete(`/v1/contacts/${id}`)),
+      ...old.b.slice(0, 3).map((id) => b.live.patch(`/v1/contacts/${id}`, { title: 'Updated' })),
+      ...Array.from({ length: 6 }, (_, i) => a.live.post('/v1/contacts', { list_id: lists.a, name: `New ${i}` })),
+      ...Array.from({ length: 5 }, (_, i) => b.live.post('/v1/contacts', { list_id: lists.b, name: `New ${i}` })),
+      a.live.delete(`/v1/contacts/${old.b[9]}`), // another tenant's contact: 404, and b keeps it
+    ]);
+    expect(mixed.map((r) => r.statusCode)).toEqual([...Array(4).fill(200), ...Array(3).fill(200), ...Array(11).fill(201), 404]);
+    expect((await a.live.get('/v1/contacts')).json().pagination.total).toBe(12);
+    expect((await b.live.get('/v1/contacts')).json().pagination.total).toBe(15);
+    expect((await a.live.get(`/v1/lists/${lists.a}`)).json().data.member_count).toBe(12);
+    expect((await b.live.get(`/v1/lists/${lists.b}`)).json().data.member_count).toBe(15);
+    expect((await b.live.get(`/v1/contacts/${old.b[9]}`)).statusCode).toBe(200);
+    expect((await b.live.get('/v1/contacts?limit=100')).json().data.filter((c: { title: string | null }) => c.title === 'Updated')).toHaveLength(3);
+  });
+
+  it('lists records made in one burst in exactly the reverse order of their creation', async () => {
+    const t = await tenant(app);
+    const made = [];
+    for (let i = 0; i < 25; i++) made.push((await t.live.post('/v1/lists', { name: `L${i}`, type: 'leads' })).json().data.id);
+    const listed = (await t.live.get('/v1/lists?limit=100')).json().data.map((l: { id: string }) => l.id);
+    expect(listed).toEqual([...made].reverse());
+  });
+});
