@@ -19,7 +19,8 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
 // Connection-level failures of either store: the request may succeed once the store is back.
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300', 'ERR_SQLITE_BUSY']);
 
-function isUnavailable(error: { code?: unknown; message?: string; errcode?: unknown }): boolean {
+/** A failure to reach the store (as opposed to a failure of the statement itself). */
+export function isUnavailable(error: { code?: unknown; message?: string; errcode?: unknown }): boolean {
   if (typeof error.code === 'string' && UNAVAILABLE_CODES.has(error.code)) return true;
   if (error.errcode === 5 || error.errcode === 6) return true; // SQLITE_BUSY, SQLITE_LOCKED
   const message = error.message ?? '';

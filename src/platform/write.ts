@@ -7,11 +7,13 @@
 // Requests' writes go through a WriteQueue (group commit): the writes that arrive together share
 // one transaction, so they pay for one commit (one log sync) and one lock of each tenant instead of
 // one each. A write that fails rolls the shared transaction back; its batch is then run again one
-// write per transaction, so only the failing write fails and nothing is ever half applied.
+// write per transaction, so only the failing write fails and nothing is ever half applied (when
+// the store itself is unreachable, the whole batch fails at once instead).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
+import { isUnavailable } from './error-handler.ts';
 import { newId, nowSeconds } from './ids.ts';
 import type { Scope } from './scope.ts';
 
@@ -246,7 +248,9 @@ export class WriteQueue {
         const results = await commitTogether(this.#database, batch);
         batch.forEach((q, i) => q.resolve(results[i]));
         return;
-      } catch {
+      } catch (error) {
+        // The store is unreachable: every write of the batch fails alike, at once.
+        if (isUnavailable(error as Error)) return batch.forEach((q) => q.reject(error));
         // One of them failed and the transaction was rolled back: run each alone, below.
       }
     }

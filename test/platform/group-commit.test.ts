@@ -15,11 +15,12 @@ afterAll(() => app.close());
 const newList = async (c: Client, type = 'contacts') => (await c.post('/v1/lists', { name: `List ${type}`, type })).json().data.id as string;
 
 /** Every event of the tenant, newest first. */
-async function allEvents(c: Client): Promise<Array<{ id: string; type: string; data: { object: { id: string } } }>> {
-  const events = [];
+type EventRecord = { id: string; type: string; data: { object: { id: string } } };
+async function allEvents(c: Client): Promise<EventRecord[]> {
+  const events: EventRecord[] = [];
   let cursor: string | null = null;
   do {
-    const page = (await c.get(`/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json();
+    const page: { data: EventRecord[]; next_cursor: string | null } = (await c.get(`/v1/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json();
     events.push(...page.data);
     cursor = page.next_cursor;
   } while (cursor);

@@ -92,6 +92,10 @@ describe.runIf(isPostgres())('PostgreSQL away', () => {
     expectOutageReply(health);
     expectOutageReply(await owner.call('GET', `/v1/lists/${listId}`, { check: { allowUnavailable: true } }));
     expectOutageReply(await owner.call('POST', '/v1/contacts', { body: { list_id: listId, name: 'During outage' }, headers: { 'idempotency-key': 'outage-1' }, check: { allowUnavailable: true } }));
+    // Writes that arrive together share a transaction: they all fail at once, each with its 503.
+    const together = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      owner.call('POST', '/v1/contacts', { body: { list_id: listId, name: `Burst ${i}` }, check: { allowUnavailable: true } })));
+    together.forEach(expectOutageReply);
 
     await proxy.start();
     const recovery = await until('recovered without a restart', async () => (await owner.call('GET', `/v1/lists/${listId}`, { check: { allowUnavailable: true } })).status === 200);
