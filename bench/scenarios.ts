@@ -89,6 +89,31 @@ export async function measure(server: Server, spec: LoadSpec, expected: number[]
   return summarize(result, expected, before === null || after === null ? null : after - before);
 }
 
+/**
+ * Measures servers round by round in turn (the first, the second, the first, …), each turn after a
+ * short warm-up: on a shared machine a slow or a fast minute then falls on all of them, so the
+ * ratio of a scenario to its baseline does not depend on which minute each ran in.
+ */
+export async function measureInTurn(runs: Array<{ server: Server; spec: LoadSpec }>, expected: number[]): Promise<Figure[]> {
+  const measured = runs.map(() => ({ warmups: [] as RoundResult[], rounds: [] as RoundResult[], cpuSeconds: 0 as number | null }));
+  for (let round = 0; round < runs[0].spec.rounds; round++) {
+    for (const [i, { server, spec }] of runs.entries()) {
+      const before = server.cpuSeconds();
+      const result = await runLoad({ ...spec, rounds: 1, warmupSeconds: round === 0 ? spec.warmupSeconds : Math.min(1, spec.warmupSeconds) });
+      const after = server.cpuSeconds();
+      const m = measured[i];
+      if (result.warmup) m.warmups.push(result.warmup);
+      m.rounds.push(...result.rounds);
+      m.cpuSeconds = before === null || after === null || m.cpuSeconds === null ? null : m.cpuSeconds + after - before;
+    }
+  }
+  return measured.map(({ warmups, rounds, cpuSeconds }) => {
+    // summarize counts warm-up requests and seconds into CPU per request and the busy share.
+    const warmup = warmups.length === 0 ? null : { ...warmups[0], requests: warmups.reduce((n, w) => n + w.requests, 0), seconds: warmups.reduce((t, w) => t + w.seconds, 0) };
+    return summarize({ warmup, rounds }, expected, cpuSeconds);
+  });
+}
+
 interface Context {
   options: BenchOptions;
   workDir: string;
@@ -124,8 +149,9 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     await server.stop();
     servers.splice(servers.indexOf(server), 1);
   };
-  const load = (server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'> & Partial<LoadSpec>, expected = [200]) =>
-    measure(server, { url: server.url, connections: options.connections, warmupSeconds: options.warmupSeconds, rounds: options.rounds, roundSeconds: options.roundSeconds, ...spec }, expected);
+  const specFor = (server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'> & Partial<LoadSpec>): LoadSpec =>
+    ({ url: server.url, connections: options.connections, warmupSeconds: options.warmupSeconds, rounds: options.rounds, roundSeconds: options.roundSeconds, ...spec });
+  const load = (server: Server, spec: Parameters<typeof specFor>[1], expected = [200]) => measure(server, specFor(server, spec), expected);
 
   try {
     await migrateToLatest(database);
@@ -144,7 +170,8 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     if (kind === 'postgres') await sql`analyze`.execute(database.db);
     let seedSeconds = (performance.now() - seedStarted) / 1000;
 
-    const getOne = (server: Server) => load(server, { kind: 'random-id', path: '/v1/contacts/', idsFile, headers: auth });
+    const getOneSpec = { kind: 'random-id', path: '/v1/contacts/', idsFile, headers: auth } as const;
+    const getOne = (server: Server) => load(server, getOneSpec);
     const listFirst = (server: Server) => load(server, { kind: 'fixed', path: '/v1/contacts?limit=50', headers: auth });
 
     // Scenario 7, first half: the same organization at its small size.
@@ -168,22 +195,24 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     if (kind === 'postgres') await sql`analyze`.execute(database.db);
     seedSeconds += (performance.now() - topUpStarted) / 1000;
 
-    log(`${kind}: baselines (c) and (d)`);
-    const bareGet = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url });
-    const c = await load(bareGet, { kind: 'random-id', path: '/contacts/', idsFile });
-    await stop(bareGet);
+    log(`${kind}: baseline (d)`);
     const bareInsert = await start('bench/baselines/fastify-insert.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: 'org_baseline_inserts' });
     const d = await load(bareInsert, { kind: 'create', method: 'POST', path: '/contacts', listId: big.listIds[0] }, [201]);
     await stop(bareInsert);
     await database.db.deleteFrom('contacts').where('org_id', '=', 'org_baseline_inserts').execute();
 
-    log(`${kind}: scenarios 1 to 5 and 8 at ${options.contacts.toLocaleString('en')} contacts`);
+    log(`${kind}: baseline (c) and scenario 1 in turn, then scenarios 2 to 5 and 8 at ${options.contacts.toLocaleString('en')} contacts`);
     const service = await start('bench/instrumented-server.ts', serviceEnv(store.url, RAISED_LIMITS));
     const rssAfter: Record<string, number> = {};
     const noteRss = async (name: string) => {
       rssAfter[name] = Math.round((await service.stats()).rssBytes / 1e5) / 10;
     };
-    const s1 = await getOne(service);
+    const bareGet = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url });
+    const [c, s1] = await measureInTurn([
+      { server: bareGet, spec: specFor(bareGet, { kind: 'random-id', path: '/contacts/', idsFile }) },
+      { server: service, spec: specFor(service, getOneSpec) },
+    ], [200]);
+    await stop(bareGet);
     await noteRss('s1');
 
     const firstStarted = performance.now();

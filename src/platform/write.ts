@@ -181,27 +181,22 @@ export async function runWrite<T>(database: Database, scope: Scope, work: Work<T
   return result as T;
 }
 
-export interface WriteQueueOptions {
-  /** Most writes in one transaction. */
-  maxBatch?: number;
-  /** Transactions in flight at once (SQLite has one connection: 1). */
-  concurrency?: number;
-}
+/** Most writes in one transaction. */
+const MAX_BATCH = 100;
 
 /** Group commit of the writes of requests; see the top of this file. */
 export class WriteQueue {
   readonly #database: Database;
-  readonly #maxBatch: number;
+  /** Transactions in flight at once: SQLite has one connection; PostgreSQL runs tenants in parallel. */
   readonly #concurrency: number;
   #pending: QueuedWrite[] = [];
   #running = 0;
   #scheduled = false;
   #idle: Array<() => void> = [];
 
-  constructor(database: Database, options: WriteQueueOptions = {}) {
+  constructor(database: Database) {
     this.#database = database;
-    this.#maxBatch = options.maxBatch ?? 100;
-    this.#concurrency = options.concurrency ?? (database.dialect === 'sqlite' ? 1 : 4);
+    this.#concurrency = database.dialect === 'sqlite' ? 1 : 4;
   }
 
   /** Runs `work` as one write of `scope`, committed with the writes that arrive with it. */
@@ -231,7 +226,7 @@ export class WriteQueue {
 
   async #next(): Promise<void> {
     if (this.#running >= this.#concurrency || this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0, this.#maxBatch);
+    const batch = this.#pending.splice(0, MAX_BATCH);
     this.#running++;
     try {
       await this.#commit(batch);
