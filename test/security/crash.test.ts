@@ -5,12 +5,10 @@
 // match the records, and on SQLite `PRAGMA integrity_check` is ok.
 // CRASH_ROUNDS (default 3) and CRASH_SEEDS (default "1,2") set the length of the run.
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, describe, expect, it } from 'vitest';
-import { capturedLogs, isPostgres } from '../helpers/app.ts';
-import { figures, reportFigures } from './support/figures.ts';
+import { describe, expect, it } from 'vitest';
+import { figures } from './support/figures.ts';
 import { json, type Reply } from './support/reply.ts';
-import { expectNoSecretsInLogs } from './support/secrets.ts';
-import { processActor, startServer, stopAllServers } from './support/server-process.ts';
+import { afterProcessTests, processActor, startServer } from './support/server-process.ts';
 import { freshStore, orgIn, type FreshStore } from './support/stores.ts';
 import { eventsOf, readAll } from './support/reads.ts';
 
@@ -19,12 +17,7 @@ const SEEDS = (process.env.CRASH_SEEDS ?? '1,2').split(',').map(Number);
 const WORKERS = 4;
 const stores: FreshStore[] = [];
 
-afterAll(async () => {
-  await stopAllServers();
-  for (const store of stores) await store.drop();
-  reportFigures(import.meta.filename, isPostgres() ? 'postgres' : 'sqlite');
-  expectNoSecretsInLogs(capturedLogs);
-});
+afterProcessTests(import.meta.filename, stores);
 
 /** A small seeded generator (mulberry32), so a failing run can be replayed with its seed. */
 function seeded(seed: number): () => number {

@@ -5,25 +5,19 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
-import { capturedLogs, databaseUrl, isPostgres, redisUrl } from '../helpers/app.ts';
-import { reportFigures } from './support/figures.ts';
+import { databaseUrl, isPostgres, redisUrl } from '../helpers/app.ts';
 import { mostAdmittedInAnyWindow, timed, type Timed } from './support/rate-window.ts';
 import { json } from './support/reply.ts';
-import { rememberToken, expectNoSecretsInLogs } from './support/secrets.ts';
-import { ROOT, request, startServer, stopAllServers, type ServerProcess } from './support/server-process.ts';
+import { rememberToken } from './support/secrets.ts';
+import { afterProcessTests, ROOT, request, startServer, type ServerProcess } from './support/server-process.ts';
 import { freshStore, orgIn, type FreshStore } from './support/stores.ts';
 
 const PROCESSES = isPostgres() ? 3 : 2;
 const stores: FreshStore[] = [];
 
-afterAll(async () => {
-  await stopAllServers();
-  for (const store of stores) await store.drop();
-  reportFigures(import.meta.filename, isPostgres() ? 'postgres' : 'sqlite');
-  expectNoSecretsInLogs(capturedLogs);
-});
+afterProcessTests(import.meta.filename, stores);
 
 /** The store these processes share: this run's PostgreSQL database, or a fresh SQLite file. */
 async function sharedStoreUrl(): Promise<string> {

@@ -196,6 +196,7 @@ export async function createContact(w: WriteContext, input: ContactCreate): Prom
   const probes = [...suppressionProbes([workEmail, personalEmail])];
   const found = await w.tx.selectNoFrom((eb) => [
     eb.selectFrom('lists').select('type').where('org_id', '=', orgId).where('mode', '=', mode).where('id', '=', input.list_id).as('list_type'),
+    // Without a work e-mail, '' (a domain no company has) finds none.
     eb.selectFrom('companies').select('id').where('org_id', '=', orgId).where('mode', '=', mode).where('domain', '=', domain ?? '').as('company_id'),
     sql<SqlBool>`${probes.length === 0 ? sql`0 = 1` : eb.exists(eb.selectFrom('list_entries').select('value')
       .where('org_id', '=', orgId).where('mode', '=', mode).where('value', 'in', probes))}`.as('suppressed'),

@@ -4,9 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { capturedLogs } from '../../helpers/app.ts';
+import { afterAll } from 'vitest';
+import { capturedLogs, isPostgres } from '../../helpers/app.ts';
 import type { Actor } from './actors.ts';
-import { figures } from './figures.ts';
+import { figures, reportFigures } from './figures.ts';
+import { expectNoSecretsInLogs } from './secrets.ts';
+import type { FreshStore } from './stores.ts';
 import { checkReply, fromFetch, type CheckOptions, type Reply } from './reply.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -78,6 +81,19 @@ export async function startServer(env: Record<string, string>, options: { port?:
     }
     await sleep(50);
   }
+}
+
+/**
+ * The end of a test file that runs service processes on fresh stores: stops the processes, drops
+ * the stores, reports the file's figures and checks that no secret reached any log.
+ */
+export function afterProcessTests(file: string, stores: FreshStore[]): void {
+  afterAll(async () => {
+    await stopAllServers();
+    for (const store of stores) await store.drop();
+    reportFigures(file, isPostgres() ? 'postgres' : 'sqlite');
+    expectNoSecretsInLogs(capturedLogs);
+  });
 }
 
 /** Kills every process started here that is still running. */
