@@ -1,0 +1,30 @@
+// The one place that scopes queries to a tenant. Every query on a tenant table starts here, so no
+// store writes `org_id`/`mode` conditions by hand and none can forget them.
+import { sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { DB, Mode } from '../../db/schema.ts';
+import type { Scope } from '../scope.ts';
+
+/** The tables whose rows belong to a tenant (they carry `org_id` and `mode`). */
+export type TenantTable = { [T in keyof DB]: DB[T] extends { org_id: string; mode: Mode } ? T : never }[keyof DB];
+
+const orgOf = (table: string) => sql.ref(`${table}.org_id`);
+const modeOf = (table: string) => sql.ref(`${table}.mode`);
+
+/** `select … from <table> where org_id = ? and mode = ?` */
+export function selectIn<T extends TenantTable>(db: Kysely<DB>, table: T, scope: Scope) {
+  // Typed for one table at a time: TypeScript cannot call a builder made for a union of tables.
+  return (db.selectFrom(table) as unknown as SelectQueryBuilder<DB, T, object>).where(orgOf(table), '=', scope.orgId).where(modeOf(table), '=', scope.mode);
+}
+
+/** `update <table> … where org_id = ? and mode = ?` */
+export function updateIn<T extends TenantTable>(db: Kysely<DB>, table: T, scope: Scope) {
+  return (db.updateTable(table) as unknown as UpdateQueryBuilder<DB, T, T, UpdateResult>).where(orgOf(table), '=', scope.orgId).where(modeOf(table), '=', scope.mode);
+}
+
+/** `delete from <table> where org_id = ? and mode = ?` */
+export function deleteIn<T extends TenantTable>(db: Kysely<DB>, table: T, scope: Scope) {
+  return (db.deleteFrom(table) as unknown as DeleteQueryBuilder<DB, T, DeleteResult>).where(orgOf(table), '=', scope.orgId).where(modeOf(table), '=', scope.mode);
+}
+
+/** The tenant columns of a new row. */
+export const tenantOf = (scope: Scope): { org_id: string; mode: Mode } => ({ org_id: scope.orgId, mode: scope.mode });
