@@ -1,6 +1,8 @@
 // The resource groups, one line each. A group is a folder with its schemas, store and routes; adding
 // one means adding its line here and nothing else.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { agencyClientRoutes } from './agency/clients.routes.ts';
+import { agencyGrantRoutes } from './agency/grants.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companyRoutes } from './companies/companies.routes.ts';
@@ -19,6 +21,8 @@ const groups: Array<[prefix: string, routes: FastifyPluginAsync]> = [
   ['/v1', usageRoutes],
   ['/v1', eventRoutes],
   ['/v1', sandboxRoutes],
+  ['/auth/v1', agencyGrantRoutes],
+  ['/v1', agencyClientRoutes],
 ];
 
 export async function registerResources(app: FastifyInstance): Promise<void> {

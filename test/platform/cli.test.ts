@@ -34,7 +34,7 @@ function output(run: Run) {
 }
 
 let app: FastifyInstance;
-let acme: { org_id: string; live_token: string; test_token: string };
+let acme: { org_id: string; is_agency: boolean; live_token: string; test_token: string };
 beforeAll(async () => {
   output(await cli('migrate'));
   app = await testApp({ env: { DATABASE_URL: store } });
@@ -48,7 +48,8 @@ afterAll(async () => {
 describe('cli', () => {
   it('creates an organization whose keys work against the API', async () => {
     const created = acme;
-    expect(Object.keys(created).sort()).toEqual(['live_token', 'org_id', 'test_token']);
+    expect(Object.keys(created).sort()).toEqual(['is_agency', 'live_token', 'org_id', 'test_token']);
+    expect(created.is_agency).toBe(false);
     expect(created.org_id).toMatch(/^org_/);
     expect(created.live_token).toMatch(/^svc_live_/);
     expect(created.test_token).toMatch(/^svc_test_/);
@@ -63,7 +64,7 @@ describe('cli', () => {
     expect(keys.keys.map((k: { mode: string }) => k.mode).sort()).toEqual(['live', 'test']);
 
     const listed = output(await cli('orgs', 'list'));
-    expect(listed).toContainEqual({ org_id: created.org_id, name: 'Acme Corp', created_at: expect.any(Number) });
+    expect(listed).toContainEqual({ org_id: created.org_id, name: 'Acme Corp', is_agency: false, created_at: expect.any(Number) });
   });
 
   it('creates and revokes keys and grants credits', async () => {
