@@ -51,6 +51,17 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
     return { data: { keys: list, total: list.length } };
   });
 
+  app.get('/api-keys/:id', {
+    schema: {
+      tags, summary: 'Get an API key', description: 'One key of the organization that is not revoked (test keys see test keys only); never its token.',
+      params: KeyParams, response: { 200: Data(s.ApiKeySchema, 'The key'), ...errorResponses(404) },
+    },
+  }, async (req) => {
+    const key = await store.findApiKey(database.db, req.scope.orgId, req.params.id, visibleMode(req));
+    if (!key) throw notFound('API key not found');
+    return { data: store.toApiKey(key) };
+  });
+
   app.patch('/api-keys/:id', {
     schema: {
       tags, summary: 'Rename an API key or narrow its scopes',

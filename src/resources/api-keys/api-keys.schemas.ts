@@ -3,7 +3,10 @@ import { Nullable, Str, StringEnum, Timestamp } from '../../platform/schemas.ts'
 
 const Mode = StringEnum(['live', 'test'] as const, { description: 'live acts on production data, test on the sandbox data set; fixed at creation', examples: ['live'] });
 
-const Scopes = (description: string) => Type.Array(Str({ description: 'A scope: `*`, or `<group>:read` / `<group>:write`', minLength: 1, maxLength: 100, examples: ['contacts:write'] }), {
+// The form of a scope; which scopes exist comes from the route table (400 naming an unknown one).
+const Scope = Type.String({ description: 'A scope: `*`, or `<group>:read` / `<group>:write`', minLength: 1, maxLength: 100, pattern: '^(\\*|[a-z][a-z0-9_-]*:(read|write))$', examples: ['contacts:write'] });
+
+const Scopes = (description: string) => Type.Array(Scope, {
   minItems: 1, maxItems: 200, description, examples: [['contacts:write', 'lists:read']],
 });
 
