@@ -67,6 +67,17 @@ describe('cli', () => {
     expect(listed).toContainEqual({ org_id: created.org_id, name: 'Acme Corp', is_agency: false, created_at: expect.any(Number) });
   });
 
+  it('creates an agency organization, whose keys can be made agency keys', async () => {
+    const agency = output(await cli('orgs', 'create', '--name', 'Outbound Partners', '--agency'));
+    expect(agency.is_agency).toBe(true);
+    const made = await client(app, agency.live_token).post('/auth/v1/api-keys', { name: 'agency', is_agency: true });
+    expect(made.statusCode).toBe(201);
+    expect(made.json().data.is_agency).toBe(true);
+    expect(output(await cli('orgs', 'list'))).toContainEqual({ org_id: agency.org_id, name: 'Outbound Partners', is_agency: true, created_at: expect.any(Number) });
+    // An ordinary organization's keys cannot be agency keys.
+    expect((await client(app, acme.live_token).post('/auth/v1/api-keys', { name: 'agency', is_agency: true })).statusCode).toBe(403);
+  });
+
   it('creates and revokes keys and grants credits', async () => {
     const { org_id } = output(await cli('orgs', 'create', '--name', 'Keys Inc'));
     // Independent commands run side by side: each is a process start.

@@ -77,7 +77,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
       if (scopes) rules.checkNarrowing(parseScopes(key.scopes), req.apiKey.scopes, scopes);
       await store.updateApiKey(w.tx, req.scope.orgId, key.id, { name: req.body.name, scopes });
       const before = store.toApiKey(key);
-      const after = store.toApiKey({ ...key, ...(req.body.name === undefined ? {} : { name: req.body.name }), ...(scopes ? { scopes: JSON.stringify(scopes) } : {}) });
+      const after = store.toApiKey((await store.findApiKey(w.tx, req.scope.orgId, key.id))!);
       const previous = Object.fromEntries((['name', 'scopes'] as const).filter((f) => req.body[f] !== undefined).map((f) => [f, before[f]]));
       w.emit('api_key.updated', { id: key.id, ...after }, previous);
       return after;
