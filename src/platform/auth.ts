@@ -1,7 +1,9 @@
-// Authentication of every non-public route (spec section 5) followed by the rate limit (section 8).
-// Key lookups are cached for two seconds, so a hot key costs no query, and a key revoked anywhere
-// is refused by every process within that time (at once by the process that revoked it). This runs
-// before every data request, so its common path (cached key, in-process limiter) is synchronous.
+// Authentication of every non-public route (spec section 5): the key (401 if unknown, revoked or
+// expired), the rate limit of the key's own organization (section 8), the key's scopes (403 naming
+// the missing one), then the organization the request acts in (targeting.ts: X-Org-Id). Key lookups
+// are cached for two seconds, so a hot key costs no query, and a key revoked anywhere is refused by
+// every process within that time (at once by the process that revoked it). This runs before every
+// data request, so its common path (cached key, in-process limiter, no X-Org-Id) is synchronous.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Mode } from '../db/schema.ts';
