@@ -211,9 +211,14 @@ describe('acting for a client with X-Org-Id', () => {
     const made = (await a.agencyTest.post('/v1/agency/clients', { name: 'Ledger client' })).json().data;
     const asClient = as(a.agencyTest, made.org_id);
     const list = (await asClient.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data.id;
-    for (let i = 0; i < 3; i++) expect((await asClient.post('/v1/contacts', { list_id: list, work_email: `p${i}@ledger.example` })).statusCode).toBe(201);
-    const campaign = (await asClient.post('/v1/campaigns', { name: 'Agency launch', list_id: list })).json().data.id;
-    expect((await asClient.post(`/v1/campaigns/${campaign}/launch`)).statusCode).toBe(201);
+    for (let i = 0; i < 3; i++) {
+      const made = await asClient.post('/v1/contacts', { list_id: list, work_email: `p${i}@ledger.example` });
+      expect(made.statusCode, made.body).toBe(201);
+    }
+    const steps = [{ channel: 'email', delay_days: 0, subject: 'Hello', body: 'Hi' }];
+    const campaign = (await asClient.post('/v1/campaigns', { name: 'Agency launch', list_id: list, steps })).json().data.id;
+    const launched = await asClient.post(`/v1/campaigns/${campaign}/launch`);
+    expect(launched.statusCode, launched.body).toBe(201);
 
     const [debit] = (await asClient.get('/v1/usage/transactions?type=debit')).json().data;
     expect(debit).toMatchObject({ amount: 3, resource_id: campaign, actor: { api_key_id: a.testKey.api_key_id, org_id: a.org_id } });
