@@ -1,78 +1,20 @@
-// Agencies through HTTP: agency keys, client organizations (created or linked with a grant), acting
-// for a client with X-Org-Id, grants and their revocation, the actor on events and ledger rows,
-// idempotency keys, cursors and rate limits across clients, and agency usage.
+// Agencies through HTTP: agency keys, client organizations, and acting for a client with X-Org-Id
+// (reads and writes, refusals, idempotency keys and cursors across clients, the actor on events and
+// ledger rows, agency usage). Grants, revocation and rate limits: agency-grants.test.ts.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createOrganization } from '../../src/orgs/orgs.ts';
-import { client, databaseUrl, tenant, testApp, type Client } from '../helpers/app.ts';
+import { agency, as, ids, linkedClient, MISMATCH, NOT_LINKED, refused } from '../helpers/agency.ts';
+import { tenant, testApp } from '../helpers/app.ts';
 
-const NOT_LINKED = 'Organization not linked to this agency key';
-const MISMATCH = 'X-Org-Id does not match the organization of the API key';
 let app: FastifyInstance;
 beforeAll(async () => {
   app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' } });
 });
 afterAll(() => app.close());
 
-let agencies = 0;
-
-/** A fresh agency organization with its default keys and one live and one test agency key. */
-async function agency(on = app) {
-  const org = await createOrganization(on.services.database, on.services.config, `Agency ${++agencies}`, { agency: true });
-  const live = client(on, org.live_token);
-  const test = client(on, org.test_token);
-  const key = async (c: Client, mode: 'live' | 'test') => {
-    const res = await c.post('/auth/v1/api-keys', { name: `${mode} agency key`, mode, is_agency: true });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data;
-  };
-  const liveKey = await key(live, 'live');
-  const testKey = await key(test, 'test');
-  return { ...org, live, test, liveKey, testKey, agencyLive: client(on, liveKey.api_key_token), agencyTest: client(on, testKey.api_key_token) };
-}
-
-/** `c` acting for `orgId`. */
-const as = (c: Client, orgId: string): Client => {
-  const h = { 'x-org-id': orgId };
-  const call = ((method, url, body, headers) => c(method, url, body, { ...h, ...headers })) as Client;
-  call.get = (url, headers) => c.get(url, { ...h, ...headers });
-  call.post = (url, body, headers) => c.post(url, body, { ...h, ...headers });
-  call.patch = (url, body, headers) => c.patch(url, body, { ...h, ...headers });
-  call.delete = (url, headers) => c.delete(url, { ...h, ...headers });
-  return call;
-};
-
-async function grant(c: Client) {
-  const res = await c.post('/auth/v1/agency-grants');
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data;
-}
-
-async function link(agencyKey: Client, code: string) {
-  const res = await agencyKey.post('/v1/agency/clients/link', { grant_code: code });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data;
-}
-
-/** An existing organization that granted `a` live access, redeemed by the agency's live key. */
-async function linkedClient(a: Awaited<ReturnType<typeof agency>>) {
-  const t = await tenant(app);
-  await link(a.agencyLive, (await grant(t.live)).grant_code);
-  return t;
-}
-
-const ids = async (c: Client, url: string) => (await c.get(url)).json().data.map((x: { id: string }) => x.id);
-
-async function refused(res: { statusCode: number; json(): { detail: unknown } }, status: number, detail: string) {
-  expect(res.statusCode).toBe(status);
-  expect(res.json()).toEqual({ detail });
-}
-
 describe('agency organizations and keys', () => {
   it('makes agency keys only for agency organizations and lists is_agency truthfully', async () => {
-    const a = await agency();
+    const a = await agency(app);
     expect(a.is_agency).toBe(true);
     expect(a.liveKey).toMatchObject({ is_agency: true, mode: 'live', scopes: ['*'] });
     const listed = (await a.live.get('/auth/v1/api-keys')).json().data.keys;
@@ -86,7 +28,7 @@ describe('agency organizations and keys', () => {
   });
 
   it('creates client organizations with their own credits and sandbox data, and lists, reads and unlinks them', async () => {
-    const a = await agency();
+    const a = await agency(app);
     const res = await a.agencyTest.post('/v1/agency/clients', { name: 'Northwind' });
     expect(res.statusCode, res.body).toBe(201);
     const created = res.json().data;
@@ -123,8 +65,8 @@ describe('agency organizations and keys', () => {
 
 describe('acting for a client with X-Org-Id', () => {
   it('reads and writes a linked client\'s data; the client sees it, and never the agency\'s own data', async () => {
-    const a = await agency();
-    const t = await linkedClient(a);
+    const a = await agency(app);
+    const t = await linkedClient(app, a);
     const asClient = as(a.agencyLive, t.org_id);
     const list = (await asClient.post('/v1/lists', { name: 'Agency-made', type: 'contacts' })).json().data;
     const contact = await asClient.post('/v1/contacts', { list_id: list.id, work_email: 'ada@northwind.example' });
@@ -154,9 +96,9 @@ describe('acting for a client with X-Org-Id', () => {
   });
 
   it('refuses unlinked organizations, other agencies\' clients, other modes, ordinary keys and malformed ids', async () => {
-    const [a, b] = [await agency(), await agency()];
-    const mine = await linkedClient(a);
-    const theirs = await linkedClient(b);
+    const [a, b] = [await agency(app), await agency(app)];
+    const mine = await linkedClient(app, a);
+    const theirs = await linkedClient(app, b);
     const stranger = await tenant(app);
     for (const orgId of [theirs.org_id, stranger.org_id, b.org_id, 'org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B']) {
       await refused(await as(a.agencyLive, orgId).get('/v1/contacts'), 403, NOT_LINKED);
@@ -179,8 +121,8 @@ describe('acting for a client with X-Org-Id', () => {
   });
 
   it('scopes idempotency keys and cursors to the client: never replayed or honoured for another', async () => {
-    const a = await agency();
-    const [c1, c2] = [await linkedClient(a), await linkedClient(a)];
+    const a = await agency(app);
+    const [c1, c2] = [await linkedClient(app, a), await linkedClient(app, a)];
     const key = { 'idempotency-key': 'agency-shared-key' };
     const first = await as(a.agencyLive, c1.org_id).post('/v1/lists', { name: 'Same', type: 'contacts' }, key);
     const other = await as(a.agencyLive, c2.org_id).post('/v1/lists', { name: 'Same', type: 'contacts' }, key);
@@ -207,7 +149,7 @@ describe('acting for a client with X-Org-Id', () => {
   });
 
   it('records the agency on ledger debits and sums them per client', async () => {
-    const a = await agency();
+    const a = await agency(app);
     const made = (await a.agencyTest.post('/v1/agency/clients', { name: 'Ledger client' })).json().data;
     const asClient = as(a.agencyTest, made.org_id);
     const list = (await asClient.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data.id;
@@ -229,110 +171,5 @@ describe('acting for a client with X-Org-Id', () => {
     expect(usage.period_start).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     // Live mode is another ledger.
     expect((await a.agencyLive.get('/v1/agency/usage')).json().data).toMatchObject({ debited: 0, clients: [] });
-  });
-});
-
-describe('agency grants', () => {
-  it('links with a single-use code, lists grants without codes, and refuses bad codes', async () => {
-    const a = await agency();
-    const t = await tenant(app);
-    const made = await grant(t.live);
-    expect(made).toMatchObject({ mode: 'live', status: 'pending', agency_org_id: null, redeemed_at: null, revoked_at: null });
-    expect(made.grant_code).toMatch(/^agc_[A-Za-z0-9_-]{43}$/);
-    expect(made.expires_at - made.created_at).toBe(24 * 60 * 60);
-
-    await refused(await a.agencyTest.post('/v1/agency/clients/link', { grant_code: made.grant_code }), 400, 'This grant code links live mode; redeem it with a live key');
-    const linked = await link(a.agencyLive, made.grant_code);
-    expect(linked).toMatchObject({ org_id: t.org_id });
-    for (const code of [made.grant_code, 'agc_nope', `agc_${'x'.repeat(43)}`]) {
-      const again = await a.agencyLive.post('/v1/agency/clients/link', { grant_code: code });
-      expect(again.statusCode).toBe(400);
-      expect(again.json().detail).toMatch(/^Invalid grant code/);
-    }
-    await refused(await a.agencyLive.post('/v1/agency/clients/link', { grant_code: (await grant(t.live)).grant_code }), 409, 'Organization already linked to this agency');
-    const own = await grant(a.live);
-    await refused(await a.agencyLive.post('/v1/agency/clients/link', { grant_code: own.grant_code }), 400, 'An organization cannot be its own client');
-
-    const listed = await t.live.get('/auth/v1/agency-grants');
-    expect(listed.statusCode).toBe(200);
-    expect(listed.body).not.toContain(made.grant_code);
-    const statuses = listed.json().data.map((g: { id: string; status: string; agency_org_id: string | null }) => [g.id, g.status, g.agency_org_id]);
-    expect(statuses).toContainEqual([made.id, 'active', a.org_id]);
-    expect(listed.json().data.find((g: { id: string }) => g.id === made.id).agency_name).toMatch(/^Agency \d+$/);
-    // A test key's grants are test mode's, apart from the live ones.
-    expect((await t.test.get('/auth/v1/agency-grants')).json().pagination.total).toBe(0);
-    // Grants need the key's own full access.
-    await refused(await as(a.agencyLive, t.org_id).post('/auth/v1/agency-grants'), 403, 'This endpoint acts on the API key\'s own organization only; X-Org-Id may not name a client here');
-  });
-
-  it('refuses the agency at once after a revocation here, within two seconds on another process', async () => {
-    const a = await agency();
-    const t = await tenant(app);
-    const made = await grant(t.live);
-    await link(a.agencyLive, made.grant_code);
-    // Another process on the same store, with its own caches, which have seen the link.
-    const other = await buildApp({ config: loadConfig({ DATABASE_URL: databaseUrl(), LOG_LEVEL: 'silent' }), database: app.services.database });
-    try {
-      const elsewhere = as(client(other, a.liveKey.api_key_token), t.org_id);
-      expect((await elsewhere.get('/v1/lists')).statusCode).toBe(200);
-      expect((await as(a.agencyLive, t.org_id).get('/v1/lists')).statusCode).toBe(200);
-
-      const revoked = await t.live.delete(`/auth/v1/agency-grants/${made.id}`);
-      expect(revoked.statusCode).toBe(200);
-      expect(revoked.json().data).toMatchObject({ id: made.id, status: 'revoked', revoked_at: expect.any(Number) });
-      const at = Date.now();
-      await refused(await as(a.agencyLive, t.org_id).get('/v1/lists'), 403, NOT_LINKED);
-      let status = 200;
-      while (status === 200 && Date.now() - at < 3000) {
-        status = (await elsewhere.get('/v1/lists')).statusCode;
-        if (status === 200) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(status).toBe(403);
-      expect(Date.now() - at).toBeLessThanOrEqual(2100);
-    } finally {
-      await other.close();
-    }
-    expect((await a.agencyLive.get('/v1/agency/clients')).json().pagination.total).toBe(0);
-    expect((await t.live.delete(`/auth/v1/agency-grants/${made.id}`)).json().data.status).toBe('revoked');
-    await refused(await t.live.delete('/auth/v1/agency-grants/agr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'), 404, 'Agency grant not found');
-    // A revoked pending code can no longer be redeemed; an unlinked grant shows as such.
-    const pending = await grant(t.live);
-    await t.live.delete(`/auth/v1/agency-grants/${pending.id}`);
-    expect((await a.agencyLive.post('/v1/agency/clients/link', { grant_code: pending.grant_code })).statusCode).toBe(400);
-    const again = await grant(t.live);
-    await link(a.agencyLive, again.grant_code);
-    await a.agencyLive.delete(`/v1/agency/clients/${t.org_id}`);
-    const listed = (await t.live.get('/auth/v1/agency-grants')).json().data;
-    expect(listed.find((g: { id: string }) => g.id === again.id).status).toBe('unlinked');
-    const types = (await t.live.get('/v1/events?limit=20')).json().data.map((e: { type: string }) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['agency_grant.created', 'agency_grant.revoked']));
-  });
-});
-
-describe('rate limits', () => {
-  it('counts an agency key\'s requests for clients against the agency\'s own organization', async () => {
-    const limited = await testApp({ env: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_PER_MINUTE: '8' } });
-    try {
-      const a = await agency(limited);
-      const t = await tenant(limited);
-      const code = (await grant(t.live)).grant_code;
-      await link(a.agencyLive, code);
-      // The agency's organization has used 3 of its 8 (two key creations, the link); the client 1.
-      const asClient = as(a.agencyLive, t.org_id);
-      let status = 200;
-      let sent = 0;
-      while (status !== 429 && sent < 20) {
-        status = (await asClient.get('/v1/lists')).statusCode;
-        sent++;
-      }
-      expect(status).toBe(429);
-      expect(sent).toBeLessThanOrEqual(8);
-      expect((await a.agencyLive.get('/v1/lists')).statusCode).toBe(429);
-      const own = await t.live.get('/v1/lists');
-      expect(own.statusCode).toBe(200);
-      expect(Number(own.headers['x-ratelimit-remaining'])).toBe(6);
-    } finally {
-      await limited.close();
-    }
   });
 });
