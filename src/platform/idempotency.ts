@@ -13,6 +13,7 @@ import { canonicalJson } from './canonical-json.ts';
 import { AppError, badRequest, conflict } from './errors.ts';
 import { LEASE_S, newLease } from './idempotency-lease.ts';
 import { nowSeconds } from './ids.ts';
+import { deleteIn, selectIn, updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
 export type { IdempotencyClaim } from './idempotency-lease.ts';
@@ -30,8 +31,7 @@ function fingerprint(request: FastifyRequest): string {
 const CLAIM = statement(`insert into idempotency_keys (org_id, mode, key, fingerprint, status, body, created_at, locked_at, lease)
   values (?, ?, ?, ?, null, null, ?, ?, ?) on conflict (org_id, mode, key) do nothing`, { durable: false });
 
-const where = (db: Kysely<DB>, scope: Scope, key: string) =>
-  db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', key);
+const where = (db: Kysely<DB>, scope: Scope, key: string) => selectIn(db, 'idempotency_keys', scope).selectAll().where('key', '=', key);
 
 /**
  * Claims the request's key, or answers it: replays a finished response, refuses a mismatch (422)
@@ -56,7 +56,7 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
     const existing = await where(db, scope, header).executeTakeFirst();
     if (!existing) continue; // purged between the two statements: claim again
     if (existing.created_at < now - RETENTION_S) {
-      await db.deleteFrom('idempotency_keys').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', header).where('created_at', '=', existing.created_at).execute();
+      await deleteIn(db, 'idempotency_keys', scope).where('key', '=', header).where('created_at', '=', existing.created_at).execute();
       continue;
     }
     if (existing.fingerprint !== print) {
@@ -69,8 +69,7 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
     if (Number(existing.locked_at) < now - LEASE_S) {
       // Nobody renewed the claim for a lease: its process died (or stalled) before finishing, and
       // nothing of it was committed. Its new token keeps the first request from committing later.
-      const taken = await db.updateTable('idempotency_keys').set({ locked_at: now, lease })
-        .where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', header)
+      const taken = await updateIn(db, 'idempotency_keys', scope).set({ locked_at: now, lease }).where('key', '=', header)
         .where('locked_at', '=', existing.locked_at).where('lease', existing.lease === null ? 'is' : '=', existing.lease)
         .where('status', 'is', null).executeTakeFirst();
       if (taken.numUpdatedRows === 1n) {
@@ -92,13 +91,11 @@ export async function settle(db: Kysely<DB>, request: FastifyRequest, status: nu
   if (!claimed || claimed.stored) return;
   claimed.stored = true;
   request.server.services.leases.release(claimed);
-  const { orgId, mode } = claimed.scope;
   // Only while the claim is still this request's: one taken over belongs to the request that took it.
   if (status >= 500 || typeof payload !== 'string') {
-    await db.deleteFrom('idempotency_keys').where('org_id', '=', orgId).where('mode', '=', mode).where('key', '=', claimed.key)
-      .where('lease', '=', claimed.lease).where('status', 'is', null).execute();
+    await deleteIn(db, 'idempotency_keys', claimed.scope).where('key', '=', claimed.key).where('lease', '=', claimed.lease).where('status', 'is', null).execute();
   } else {
-    await db.updateTable('idempotency_keys').set({ status, body: payload }).where('org_id', '=', orgId).where('mode', '=', mode)
+    await updateIn(db, 'idempotency_keys', claimed.scope).set({ status, body: payload })
       .where('key', '=', claimed.key).where('lease', '=', claimed.lease).where('status', 'is', null).execute();
   }
 }

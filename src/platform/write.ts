@@ -17,6 +17,7 @@ import { isUnavailable } from './error-handler.ts';
 import { conflict } from './errors.ts';
 import { STILL_RUNNING, type IdempotencyClaim } from './idempotency.ts';
 import { newId, nowSeconds } from './ids.ts';
+import { updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
 /** A query builder's statement, ready to run. */
@@ -105,8 +106,7 @@ export class WriteContext {
     if (this.#response) {
       // Last, so that the rows it changed are what the statement (or the last one) reports.
       const { claim, status, body } = this.#response;
-      statements.push(this.tx.updateTable('idempotency_keys').set({ status, body })
-        .where('org_id', '=', orgId).where('mode', '=', mode).where('key', '=', claim.key).where('lease', '=', claim.lease));
+      statements.push(updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease));
     }
     let changed: bigint | undefined;
     if (this.dialect === 'postgres' && statements.length > 1) {
