@@ -13,6 +13,7 @@ import { authenticate, KeyCache } from './platform/auth.ts';
 import { frameworkErrorHandler, installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
 import { claim, purgeExpired, settle } from './platform/idempotency.ts';
+import { ClaimLeases } from './platform/idempotency-lease.ts';
 import { ListCache } from './platform/list-cache.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await limiter.ready?.();
   const hub = new EventHub();
   const writes = new WriteQueue(database);
+  const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
   app.decorate('services', {
     config,
     database,
@@ -90,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     limiter,
     keys: new KeyCache(),
     links: new LinkCache(),
+    leases,
     lists: new ListCache(),
     hub,
     notify: hub.notify,
@@ -130,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     settle(database.db, request, reply.statusCode, payload).then(() => done(null, payload), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
+    if (request.idempotency) leases.release(request.idempotency);
     request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
     done();
   });
@@ -152,6 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     clearInterval(purge);
+    leases.close();
     clearInterval(flushLogs);
     await limiter.close();
     await writes.drained();

@@ -71,7 +71,10 @@ export interface IdempotencyKeysTable extends Tenant {
   status: number | null;
   body: string | null;
   created_at: number;
+  /** Last renewal of the claim's lease (seconds); a claim not renewed for LEASE_S is taken over. */
   locked_at: number;
+  /** The token of the request holding the claim (0006-idempotency-lease); null on older rows. */
+  lease: string | null;
 }
 
 export interface ListsTable extends Tenant {

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { AuthedKey, KeyCache } from './auth.ts';
 import type { EventHub } from './event-hub.ts';
-import type { IdempotencyClaim } from './idempotency.ts';
+import type { ClaimLeases, IdempotencyClaim } from './idempotency-lease.ts';
 import type { ListCache } from './list-cache.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
@@ -20,6 +20,8 @@ export interface Services {
   keys: KeyCache;
   /** Which clients agencies may act for (X-Org-Id), cached like keys. */
   links: LinkCache;
+  /** The idempotency claims of requests in flight, renewed while they run. */
+  leases: ClaimLeases;
   /** List answers and filtered totals, reused while the tenant's data is unchanged. */
   lists: ListCache;
   hub: EventHub;

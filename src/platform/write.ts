@@ -14,7 +14,10 @@ import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { isUnavailable } from './error-handler.ts';
+import { conflict } from './errors.ts';
+import { STILL_RUNNING, type IdempotencyClaim } from './idempotency.ts';
 import { newId, nowSeconds } from './ids.ts';
+import { updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
 /** A query builder's statement, ready to run. */
@@ -45,7 +48,7 @@ export class WriteContext {
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
   readonly #later: DeferredStatement[] = [];
-  #response: { key: string; status: number; body: string } | undefined;
+  #response: { claim: IdempotencyClaim; status: number; body: string } | undefined;
 
   /** `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. */
   constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number, actor: Actor | null = null) {
@@ -81,9 +84,12 @@ export class WriteContext {
     this.#later.push(statement);
   }
 
-  /** Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). */
-  respond(key: string, status: number, body: string): void {
-    this.#response = { key, status, body };
+  /**
+   * Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). The
+   * write fails with 409, committing nothing, if the claim was taken over meanwhile (its lease lapsed).
+   */
+  respond(claim: IdempotencyClaim, status: number, body: string): void {
+    this.#response = { claim, status, body };
   }
 
   /**
@@ -107,16 +113,22 @@ export class WriteContext {
         .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` })));
     }
     if (this.#response) {
-      const { key, status, body } = this.#response;
-      statements.push(this.tx.updateTable('idempotency_keys').set({ status, body })
-        .where('org_id', '=', orgId).where('mode', '=', mode).where('key', '=', key));
+      // Last, so that the rows it changed are what the statement (or the last one) reports.
+      const { claim, status, body } = this.#response;
+      statements.push(updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease));
     }
+    let changed: bigint | undefined;
     if (this.dialect === 'postgres' && statements.length > 1) {
       const last = statements.pop()!;
-      await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+      const result = await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+      changed = result.numAffectedRows;
     } else {
-      for (const q of statements) await q.execute();
+      for (const q of statements) {
+        const result = await q.execute();
+        changed = (Array.isArray(result) ? (result[0] as { numUpdatedRows?: bigint } | undefined)?.numUpdatedRows : undefined);
+      }
     }
+    if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
     return this.#seq + this.#events.length;
   }
 }
@@ -286,10 +298,13 @@ export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, st
   await writes.run(request.scope, async (w) => {
     const data = await work(w);
     body = reply.serialize({ data }) as string;
-    if (request.idempotency) w.respond(request.idempotency.key, status, body);
+    if (request.idempotency) w.respond(request.idempotency, status, body);
     return data;
   }, actor);
-  if (request.idempotency) request.idempotency.stored = true;
+  if (request.idempotency) {
+    request.idempotency.stored = true;
+    request.server.services.leases.release(request.idempotency);
+  }
   notify(request.scope);
   reply.type('application/json; charset=utf-8').send(body);
 }
