@@ -12,9 +12,11 @@ import { migrateToLatest } from './db/migrate.ts';
 import { authenticate, KeyCache } from './platform/auth.ts';
 import { frameworkErrorHandler, installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
-import { claim, purgeExpired, settle } from './platform/idempotency.ts';
+import { claim, settle } from './platform/idempotency.ts';
+import { startWorkers } from './platform/jobs/workers.ts';
 import { ListCache } from './platform/list-cache.ts';
 import { openApiOptions } from './platform/openapi.ts';
+import { OutboundClient } from './platform/outbound.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
 import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
 import type { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
@@ -38,7 +40,6 @@ export interface AppOptions {
 const isApiRoute = (url: string | undefined) => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
-const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const LOG_BATCH_BYTES = 12 * 1024;
 const LOG_FLUSH_MS = 1000;
 
@@ -82,6 +83,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await limiter.ready?.();
   const hub = new EventHub();
   const writes = new WriteQueue(database);
+  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
+  // Background jobs and schedules (the idempotency purge among them) run here unless WORKERS=off.
+  const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound }) : undefined;
+  // A committed write may have enqueued jobs: on SQLite wake the workers of this process at once
+  // (on PostgreSQL every process is woken by NOTIFY when a job is committed).
+  const wakeWorkers = workers && database.dialect === 'sqlite' ? workers.runner.wake : undefined;
   app.decorate('services', {
     config,
     database,
@@ -90,7 +97,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keys: new KeyCache(),
     lists: new ListCache(),
     hub,
-    notify: hub.notify,
+    notify: wakeWorkers ? (scope) => {
+      hub.notify(scope);
+      wakeWorkers();
+    } : hub.notify,
+    outbound,
+    workers,
     secret: await loadSecret(database.db, config.secretKey),
     closing: closing.signal,
   });
@@ -141,18 +153,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logLevel: 'warn',
   });
 
-  const purge = setInterval(() => {
-    purgeExpired(database.db).catch((error: Error) => app.log.warn({ err: { message: error.message } }, 'idempotency purge failed'));
-  }, PURGE_INTERVAL_MS).unref();
-
   app.addHook('preClose', async () => {
     closing.abort();
   });
   app.addHook('onClose', async () => {
-    clearInterval(purge);
     clearInterval(flushLogs);
     await limiter.close();
     await writes.drained();
+    await workers?.stop();
+    await outbound.close();
     if (ownDatabase) await database.close();
   });
   return app;

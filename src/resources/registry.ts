@@ -9,6 +9,7 @@ import { eventRoutes } from './events/events.routes.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
 const groups: Array<[prefix: string, routes: FastifyPluginAsync]> = [
   ['/auth/v1', apiKeyRoutes],
@@ -19,6 +20,7 @@ const groups: Array<[prefix: string, routes: FastifyPluginAsync]> = [
   ['/v1', usageRoutes],
   ['/v1', eventRoutes],
   ['/v1', sandboxRoutes],
+  ['/v1', webhookRoutes],
 ];
 
 export async function registerResources(app: FastifyInstance): Promise<void> {

@@ -5,6 +5,7 @@ import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { emailDomain, parseJson } from '../../db/sql.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
+import type { EventType } from '../../platform/event-types.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -189,7 +190,7 @@ export async function launchCampaign(w: WriteContext, id: string): Promise<Campa
   return campaign;
 }
 
-async function transition(w: WriteContext, id: string, from: string, to: string, event: string, refusal: (status: string) => string): Promise<Campaign> {
+async function transition(w: WriteContext, id: string, from: string, to: string, event: EventType, refusal: (status: string) => string): Promise<Campaign> {
   const before = await findCampaign(w.tx, w.scope, id);
   if (before.status !== from) throw conflict(refusal(before.status));
   const changes = { status: to, updated_at: w.now };
