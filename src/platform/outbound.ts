@@ -15,8 +15,9 @@ for (const [net, bits] of [
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
 ] as const) blocked.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) blocked.addSubnet(net, bits, 'ipv6');
+// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are checked against the IPv4 rules by BlockList itself.
 
 /** True for an address outbound calls may not reach unless private networks are allowed. */
 export function isPrivateAddress(address: string): boolean {
@@ -67,7 +68,8 @@ export class OutboundClient {
 
   /**
    * Refuses a URL that is not http(s) or whose host is (or resolves to) an address the guard
-   * refuses; used when a user gives a URL, before it is stored.
+   * refuses; used when a user gives a URL, before it is stored. A host that does not resolve (yet)
+   * is accepted: every call checks again when it connects.
    */
   async check(raw: string): Promise<void> {
     const url = parseUrl(raw);
@@ -77,12 +79,7 @@ export class OutboundClient {
       if (isPrivateAddress(host)) throw new OutboundError('URL points to a private or reserved address');
       return;
     }
-    let addresses: LookupAddress[];
-    try {
-      addresses = await new Promise((resolve, reject) => dnsLookup(host, { all: true }, (e, a) => (e ? reject(e) : resolve(a))));
-    } catch {
-      throw new OutboundError(`URL host ${host} could not be resolved`);
-    }
+    const addresses = await new Promise<LookupAddress[]>((resolve) => dnsLookup(host, { all: true }, (e, a) => resolve(e ? [] : a)));
     if (addresses.some((a) => isPrivateAddress(a.address))) throw new OutboundError(`URL host ${host} resolves to a private or reserved address`);
   }
 

@@ -85,6 +85,31 @@ export async function enqueueOnce(db: Kysely<DB>, id: string, kind: string, maxA
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** A job as operators see it (`cli jobs list`): times as ISO strings. */
+export function describeJob(r: JobRow) {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+  return {
+    id: r.id, org_id: r.org_id || null, mode: r.mode, kind: r.kind, status: r.status, attempts: Number(r.attempts), max_attempts: Number(r.max_attempts),
+    run_at: iso(r.run_at), last_error: r.last_error, payload: JSON.parse(r.payload) as unknown, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  };
+}
+
+export async function listJobs(db: Kysely<DB>, filter: { status?: string; kind?: string; limit: number }) {
+  let q = db.selectFrom('jobs').selectAll();
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.kind) q = q.where('kind', '=', filter.kind);
+  const rows = await q.orderBy('updated_at', 'desc').limit(filter.limit).execute();
+  return rows.map(describeJob);
+}
+
+/** A failed or dead job, due again at once with all its attempts (by id alone: an operator's tool). */
+export async function retryJob(db: Kysely<DB>, id: string) {
+  const now = Date.now();
+  const row = await db.updateTable('jobs').where('id', '=', id).where('status', 'in', ['failed', 'dead'])
+    .set({ status: 'queued', attempts: 0, run_at: now, updated_at: now }).returningAll().executeTakeFirst();
+  return row && describeJob(row);
+}
+
 export interface QueueStats {
   /** Jobs by status; `succeeded` counts those of the last hour (older ones are history, pruned later). */
   counts: Record<JobStatus, number>;

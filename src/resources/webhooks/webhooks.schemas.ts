@@ -7,8 +7,8 @@ const DELIVERY_ID = 'dlv_01JD8X4M6R2T9Q3V5W7Y8Z0A1B01JD8X4M6R2T9Q3V5W7Y8Z0A1C';
 const EVENT_ID = 'evt_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
 export const MAX_ACTIVE_ENDPOINTS = 10;
 
-const Url = Str({ description: 'Where deliveries are POSTed: an `https://` (or `http://`) URL on the public internet', minLength: 1, maxLength: 2048, examples: ['https://example.com/hooks/revenue'] });
-const EventTypes = Type.Array(Str({ description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', minLength: 1, maxLength: 100, examples: ['contact.created'] }), {
+const Url = Str({ description: 'Where deliveries are POSTed: an `https://` (or `http://`) URL on the public internet', format: 'uri', minLength: 1, maxLength: 2048, examples: ['https://example.com/hooks/revenue'] });
+const EventTypes = Type.Array(StringEnum(['*', ...EVENT_TYPE_NAMES], { description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', examples: ['contact.created'] }), {
   minItems: 1, maxItems: 100, uniqueItems: true,
   description: 'The event types delivered: `["*"]` for every type, or a list of types; an unknown type is 400',
   examples: [['contact.created', 'contact.updated']],

@@ -44,6 +44,21 @@ const suppressionEntry: Factory = async (_api, actor) => {
   return { id, entry_id: json(added).data.entries[0].id };
 };
 
+/** An endpoint with one delivery (of a test event) to a receiver that is never reached. */
+const webhookDelivery: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/webhooks', { fresh: true });
+  const sent = await actor.call('POST', `/v1/webhooks/${id}/test`, { body: {} });
+  if (sent.status !== 200) fail(`factory webhook test (${actor.label}) answered ${sent.status} ${sent.body}`);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const listed = await actor.call('GET', `/v1/webhooks/${id}/deliveries?limit=1`);
+    const first = json(listed).data?.[0];
+    if (first) return { id, delivery_id: first.id };
+    if (Date.now() > deadline) fail(`factory webhook delivery (${actor.label}): no delivery recorded`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
 export const FACTORIES: Record<string, Factory> = {
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
@@ -53,6 +68,8 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/campaigns': created('/v1/campaigns'),
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
+  '/v1/webhooks': created('/v1/webhooks'),
+  '/v1/webhooks/:id/deliveries': webhookDelivery,
 };
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
@@ -66,6 +83,9 @@ const REFERENCES: Record<string, string> = {
 const BODY_DEFAULTS: Record<string, (actor: Actor) => Record<string, unknown>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
+  // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
+  // subscribed to nothing the suite emits: deliveries fail fast and are few.
+  'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
 };
 
 /** Routes where a live key may act on the other mode's objects by design (key management). */
