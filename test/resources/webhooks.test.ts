@@ -253,7 +253,7 @@ describe('deliveries', () => {
     const eventId = first.event_id;
 
     const again = await t.live.post(`/v1/webhooks/${hook.id}/deliveries/${first.id}/redeliver`);
-    expect(again.statusCode, again.body).toBe(200);
+    expect(again.statusCode, again.body).toBe(201);
     expect(again.json().data).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), event_id: eventId });
     await r.until((got) => got.length >= 2);
     expect(ids(r.received)).toEqual([eventId, eventId]);
@@ -261,7 +261,7 @@ describe('deliveries', () => {
     expect((await t.live.post(`/v1/webhooks/${hook.id}/deliveries/dlv_nope/redeliver`)).statusCode).toBe(404);
 
     const replay = await t.live.post(`/v1/webhooks/${hook.id}/replay`, { created_after: since });
-    expect(replay.statusCode).toBe(200);
+    expect(replay.statusCode).toBe(201);
     expect(replay.json().data).toEqual({ replayed: 1 }); // only the type the endpoint subscribes to
     await r.until((got) => got.length >= 3);
     expect(ids(r.received)[2]).toBe(eventId);
@@ -270,7 +270,7 @@ describe('deliveries', () => {
     expect((await t.live.post(`/v1/webhooks/${hook.id}/replay`, { created_after: since, event_types: ['webhook.test'] })).json().data).toEqual({ replayed: 0 });
 
     const test = await t.live.post(`/v1/webhooks/${hook.id}/test`);
-    expect(test.statusCode).toBe(200);
+    expect(test.statusCode).toBe(201);
     const got = await r.until((x) => x.length >= 4);
     expect(JSON.parse(got[3].body)).toMatchObject({ id: test.json().data.event_id, type: 'webhook.test', data: { object: { id: hook.id } } });
     expect(verify(hook.secret, got[3])).toMatchObject({ type: 'webhook.test' });
@@ -283,7 +283,7 @@ describe('deliveries', () => {
     const r = await receiver();
     const hook = await endpoint(t.live, r.url, ['list.created']);
     const rotated = await t.live.post(`/v1/webhooks/${hook.id}/rotate-secret`);
-    expect(rotated.statusCode).toBe(200);
+    expect(rotated.statusCode).toBe(201);
     const fresh = rotated.json().data.secret as string;
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(hook.secret);

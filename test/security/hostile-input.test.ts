@@ -78,7 +78,8 @@ describe('generated and mutated bodies', () => {
           return;
         }
         const at = readBack(route, url, reply);
-        if (at) expect(json(await owner.call('GET', at)).data, `reads back as acknowledged: ${context}`).toEqual(json(reply).data);
+        // A webhook endpoint's `secret` is shown only in the answer that made it, never read back.
+        if (at) expect(json(await owner.call('GET', at)).data, `reads back as acknowledged: ${context}`).toEqual({ ...json(reply).data, secret: undefined });
       }), fuzz);
     }, FUZZ_TIMEOUT);
   }

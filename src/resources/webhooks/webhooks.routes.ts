@@ -96,29 +96,29 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/webhooks/:id/deliveries/:delivery_id/redeliver', {
     schema: {
       tags, summary: 'Redeliver', description: 'Sends the event of a delivery again, at once, as a new delivery with the same `webhook-id` (the event id). The endpoint must be active (409 otherwise).',
-      params: s.DeliveryParamsSchema, response: { 200: Data(s.QueuedSchema, 'The delivery was queued'), ...errorResponses(404, 409) },
+      params: s.DeliveryParamsSchema, response: { 201: Data(s.QueuedSchema, 'The delivery was queued'), ...errorResponses(404, 409) },
     },
-  }, (req, reply) => mutate(req, reply, 200, (w) => store.redeliver(w, req.params.id, req.params.delivery_id)));
+  }, (req, reply) => mutate(req, reply, 201, (w) => store.redeliver(w, req.params.id, req.params.delivery_id)));
 
   app.post('/webhooks/:id/replay', {
     schema: {
       tags, summary: 'Replay past events',
       description: 'Sends again, from the event log, every event created at or after `created_after` that the endpoint subscribes to (narrowed by `event_types` if given), oldest first, at most 10,000 per call. Nothing is lost after the retry window while the event log keeps the events. The endpoint must be active (409 otherwise).',
-      params, body: s.ReplaySchema, response: { 200: Data(s.ReplayedSchema, 'The events were queued'), ...errorResponses(404, 409) },
+      params, body: s.ReplaySchema, response: { 201: Data(s.ReplayedSchema, 'The events were queued'), ...errorResponses(404, 409) },
     },
-  }, (req, reply) => mutate(req, reply, 200, (w) => store.replay(w, req.params.id, req.body)));
+  }, (req, reply) => mutate(req, reply, 201, (w) => store.replay(w, req.params.id, req.body)));
 
   app.post('/webhooks/:id/test', {
     schema: {
       tags, summary: 'Send a test event', description: 'Records a `webhook.test` event and sends it to this endpoint only. The endpoint must be active (409 otherwise).',
-      params, response: { 200: Data(s.QueuedSchema, 'The test delivery was queued'), ...errorResponses(404, 409) },
+      params, response: { 201: Data(s.QueuedSchema, 'The test delivery was queued'), ...errorResponses(404, 409) },
     },
-  }, (req, reply) => mutate(req, reply, 200, (w) => store.sendTest(w, req.params.id)));
+  }, (req, reply) => mutate(req, reply, 201, (w) => store.sendTest(w, req.params.id)));
 
   app.post('/webhooks/:id/rotate-secret', {
     schema: {
       tags, summary: 'Rotate the signing secret', description: 'Returns a new secret (shown only here). For the next 24 hours deliveries carry signatures made with both the new and the previous secret, so receivers can switch without missing an event.',
-      params, response: { 200: Data(s.EndpointWithSecretSchema, 'The endpoint with its new secret'), ...errorResponses(404) },
+      params, response: { 201: Data(s.EndpointWithSecretSchema, 'The endpoint with its new secret'), ...errorResponses(404) },
     },
-  }, (req, reply) => mutate(req, reply, 200, (w) => store.rotateSecret(w, req.params.id)));
+  }, (req, reply) => mutate(req, reply, 201, (w) => store.rotateSecret(w, req.params.id)));
 }

@@ -35,7 +35,7 @@ export type Endpoint = Static<typeof EndpointSchema>;
 
 export const EndpointWithSecretSchema = Type.Object({
   ...endpointFields,
-  secret: Type.String({ description: 'The signing secret (Standard Webhooks, `whsec_…`); shown only when created or rotated', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
+  secret: Type.String({ description: 'The signing secret (Standard Webhooks, `whsec_…`); shown only when created or rotated', examples: ['whsec_MfKQ9r8GKY…'] }),
 }, { description: 'A webhook endpoint with its signing secret' });
 export type EndpointWithSecret = Static<typeof EndpointWithSecretSchema>;
 

@@ -48,7 +48,7 @@ const suppressionEntry: Factory = async (_api, actor) => {
 const webhookDelivery: Factory = async (api, actor) => {
   const { id } = await make(api, actor, '/v1/webhooks', { fresh: true });
   const sent = await actor.call('POST', `/v1/webhooks/${id}/test`, { body: {} });
-  if (sent.status !== 200) fail(`factory webhook test (${actor.label}) answered ${sent.status} ${sent.body}`);
+  if (sent.status !== 201) fail(`factory webhook test (${actor.label}) answered ${sent.status} ${sent.body}`);
   const deadline = Date.now() + 15_000;
   for (;;) {
     const listed = await actor.call('GET', `/v1/webhooks/${id}/deliveries?limit=1`);
