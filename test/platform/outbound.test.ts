@@ -1,10 +1,13 @@
 // The SSRF guard of the outbound client, with private networks not allowed (the default): refused
 // at endpoint creation, refused again at delivery (a host that resolves to a private address later),
-// never following a redirect; real local receivers show that nothing reached them.
+// never following a redirect; real local receivers show that nothing reached them. The app runs no
+// workers (on PostgreSQL the other apps of the suite, which allow private networks, share the
+// queue), so the delivery is made by the delivery job's handler itself, with the guard on.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.ts';
 import { OutboundClient, OutboundError } from '../../src/platform/outbound.ts';
+import { webhookDelivery } from '../../src/resources/webhooks/webhooks.jobs.ts';
 import { tenant, testApp } from '../helpers/app.ts';
 import { receiver } from '../helpers/receiver.ts';
 
@@ -12,7 +15,7 @@ let app: FastifyInstance;
 const guarded = new OutboundClient({ allowPrivate: false });
 const open = new OutboundClient({ allowPrivate: true });
 beforeAll(async () => {
-  app = await testApp({ env: { WEBHOOK_RETRY_SCHEDULE: '60' } });
+  app = await testApp({ env: { OUTBOUND_ALLOW_PRIVATE: 'false', WORKERS: 'off', WEBHOOK_RETRY_SCHEDULE: '60' } });
 });
 afterAll(async () => {
   await Promise.all([guarded.close(), open.close(), app.close()]);
@@ -42,6 +45,8 @@ describe('the SSRF guard', () => {
   it('refuses again at delivery, so a host that later resolves to a private address gets nothing', async () => {
     const t = await tenant(app);
     const r = await receiver();
+    await t.live.post('/v1/lists', { name: 'Not for localhost', type: 'contacts' });
+    const event = (await t.live.get('/v1/events?type=list.created')).json().data[0];
     // An endpoint whose name resolved to a public address when it was created.
     const id = newId('whe');
     const now = Math.floor(Date.now() / 1000);
@@ -49,15 +54,12 @@ describe('the SSRF guard', () => {
       org_id: t.org_id, mode: 'live', id, url: `http://localhost:${r.port}/hook`, description: null, event_types: '[]', all_events: 1, is_active: 1,
       secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, previous_secret: null, previous_secret_until: null, disabled_reason: null, failing_since: null, created_at: now, updated_at: now,
     }).execute();
-    await t.live.post('/v1/lists', { name: 'Not for localhost', type: 'contacts' });
-    const deadline = Date.now() + 10_000;
-    let delivery;
-    while (!delivery) {
-      delivery = (await t.live.get(`/v1/webhooks/${id}/deliveries`)).json().data[0];
-      if (Date.now() > deadline) throw new Error('no delivery attempt recorded');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(delivery).toMatchObject({ status: 'pending', attempt_count: 1 });
+    const { database, config, outbound } = app.services;
+    const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1 };
+    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, signal: new AbortController().signal });
+    await expect(run).rejects.toThrow('localhost resolves to a private or reserved address');
+    const [delivery] = (await t.live.get(`/v1/webhooks/${id}/deliveries`)).json().data;
+    expect(delivery).toMatchObject({ id: job.id, event_id: event.id, status: 'pending', attempt_count: 1 });
     expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: 'localhost resolves to a private or reserved address' });
     expect(r.received).toEqual([]);
   });

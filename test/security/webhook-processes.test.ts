@@ -14,7 +14,7 @@ const stores: FreshStore[] = [];
 afterProcessTests(import.meta.filename, stores);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const BASE_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', JOB_LEASE_SECONDS: '3', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1,1,1' };
+const BASE_ENV = { JOB_LEASE_SECONDS: '3' };
 
 /** Every event id of the tenant after the first event of `fromType`, oldest first. */
 async function eventIds(base: string, token: string, fromType: string): Promise<string[]> {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { capturedLogs, isPostgres } from '../../helpers/app.ts';
+import { capturedLogs, DELIVERY_ENV, isPostgres } from '../../helpers/app.ts';
 import type { Actor } from './actors.ts';
 import { figures, reportFigures } from './figures.ts';
 import { expectNoSecretsInLogs } from './secrets.ts';
@@ -39,7 +39,7 @@ export async function startServer(env: Record<string, string>, options: { port?:
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['src/server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...env },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...DELIVERY_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -93,7 +93,7 @@ export interface WorkerProcess {
 export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['src/worker.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...env },
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...DELIVERY_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
