@@ -160,7 +160,10 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<{
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start: ${output}`));
+    }, 60_000);
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-4000);
       if (output.includes('"worker started"')) {

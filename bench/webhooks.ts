@@ -122,13 +122,18 @@ export async function benchWebhooks(ctx: Context): Promise<WebhookResults> {
   const workerCount = ctx.kind === 'postgres' ? 2 : 1;
   const workers = await Promise.all(Array.from({ length: workerCount }, () =>
     startWorkerProcess({ DATABASE_URL: ctx.storeUrl, LOG_LEVEL: 'info', OUTBOUND_ALLOW_PRIVATE: 'true', WORKER_CONCURRENCY })));
-  await until(() => delivered > 0, 30_000, 'first throughput delivery');
-  const getDuring = await ctx.load(api, ctx.getOneSpec);
-  const stillDelivering = delivered < backlog;
-  await until(() => delivered >= backlog, 300_000, 'throughput deliveries');
-  await Promise.all(workers.map((w) => w.stop()));
+  let getDuring: Figure;
+  let stillDelivering: boolean;
+  try {
+    await until(() => delivered > 0, 30_000, 'first throughput delivery');
+    getDuring = await ctx.load(api, ctx.getOneSpec);
+    stillDelivering = delivered < backlog;
+    await until(() => delivered >= backlog, 300_000, 'throughput deliveries');
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    fastReceiver.server.close();
+  }
   await ctx.stop(api);
-  fastReceiver.server.close();
   if (!stillDelivering) log(`${ctx.kind}: the backlog was delivered before GET one during deliveries ended; its figure is partly idle`);
 
   return {

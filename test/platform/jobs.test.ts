@@ -126,7 +126,7 @@ describe('leases', () => {
     const kind = defineJobKind<Record<string, never>>({ name: kindName('lease'), async run() { runs++; } });
     await runWrite(app.services.database, await scope(), async (w) => w.enqueue(kind, {}));
     // A worker claims it with a one-second lease and dies without a word.
-    const [claimed] = await claimJobs(app.services.database, [kind.name], [], 10, 'dead-worker:1', 1000);
+    const [claimed] = await claimJobs(app.services.database, [kind.name], { perKey: 10, room: new Map() }, 10, 'dead-worker:1', 1000);
     expect(claimed.status).toBe('running');
     runner([kind as JobKind<never>]).wake();
     await sleep(400);
@@ -164,6 +164,38 @@ describe('leases', () => {
     expect(overlaps).toBe(0);
     expect(runsOf.size).toBe(count);
     expect([...runsOf.values()].every((n) => n === 1)).toBe(true);
+  });
+});
+
+describe('concurrency keys', () => {
+  it('run at most a quarter of the slots for one key, so a slow key does not hold the others back', async () => {
+    let slowNow = 0;
+    let slowMost = 0;
+    const fastDone: number[] = [];
+    const kind = defineJobKind<{ slow: boolean }>({
+      name: kindName('keys'),
+      async run(p) {
+        if (!p.slow) {
+          fastDone.push(Date.now());
+          return;
+        }
+        slowMost = Math.max(slowMost, ++slowNow);
+        await sleep(600);
+        slowNow--;
+      },
+    });
+    await runWrite(app.services.database, await scope(), async (w) => {
+      for (let i = 0; i < 12; i++) w.enqueue(kind, { slow: true }, { concurrencyKey: 'slow-endpoint' });
+    });
+    await runWrite(app.services.database, await scope(), async (w) => {
+      for (let i = 0; i < 4; i++) w.enqueue(kind, { slow: false }, { concurrencyKey: `fast-${i % 2}` });
+    });
+    const started = Date.now();
+    runner([kind as JobKind<never>], { WORKER_CONCURRENCY: '8' }).wake();
+    await until(async () => fastDone.length, (n) => n === 4, 5000);
+    expect(Math.max(...fastDone) - started).toBeLessThan(500);
+    await until(() => jobsOf(kind.name), (js) => js.every((j) => j.status === 'succeeded'), 10_000);
+    expect(slowMost).toBe(2);
   });
 });
 

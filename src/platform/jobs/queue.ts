@@ -15,19 +15,36 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 const PENDING = sql`('queued', 'failed', 'running')`;
 const ERROR_MAX = 2000;
 
+/** How many more jobs of each concurrency key a worker may start: `room` for the keys it runs, `perKey` for others. */
+export interface KeyRoom {
+  perKey: number;
+  room: ReadonlyMap<string, number>;
+}
+
 /**
- * Claims up to `limit` due jobs of `kinds` (a worker never takes a kind it has no handler for),
- * leaving those whose concurrency key is in `busy`.
+ * Claims up to `limit` due jobs of `kinds` (a worker never takes a kind it has no handler for), and
+ * of each concurrency key no more than the worker has room for: keys without room are left out of
+ * the candidates, the others are ranked by due time within their key and cut at their room.
  */
-export async function claimJobs(database: Database, kinds: readonly string[], busy: readonly string[], limit: number, token: string, leaseMs: number): Promise<JobRow[]> {
+export async function claimJobs(database: Database, kinds: readonly string[], keys: KeyRoom, limit: number, token: string, leaseMs: number): Promise<JobRow[]> {
   const now = Date.now();
   const until = now + leaseMs;
   const lock = database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const full = [...keys.room].filter(([, n]) => n <= 0).map(([key]) => key);
+  const open = [...keys.room].filter(([, n]) => n > 0);
+  const room = open.length === 0 ? sql`${keys.perKey}` : sql`case concurrency_key ${sql.join(open.map(([key, n]) => sql`when ${key} then cast(${n} as integer)`), sql` `)} else cast(${keys.perKey} as integer) end`;
   const result = await sql<JobRow>`update jobs
     set status = 'running', attempts = attempts + 1, lease_token = ${token}, lease_until = ${until}, run_at = ${until}, updated_at = ${now}
     where (org_id, mode, id) in (
-      select org_id, mode, id from jobs where status in ${PENDING} and run_at <= ${now} and kind in (${sql.join(kinds)})
-        ${busy.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(busy)}))` : sql``} order by run_at limit ${limit} ${lock})
+      select org_id, mode, id from (
+        select org_id, mode, id, run_at, concurrency_key, row_number() over (partition by concurrency_key order by run_at) as n
+        from (
+          select org_id, mode, id, run_at, concurrency_key from jobs
+          where status in ${PENDING} and run_at <= ${now} and kind in (${sql.join(kinds)})
+            ${full.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(full)}))` : sql``}
+          order by run_at limit ${limit * 4} ${lock}) as candidates) as ranked
+      where concurrency_key is null or n <= ${room}
+      order by run_at limit ${limit})
     returning *`.execute(database.db);
   return result.rows;
 }
@@ -57,14 +74,6 @@ export async function releaseJobs(db: Kysely<DB>, tokens: string[]): Promise<voi
   await db.updateTable('jobs').where('status', '=', 'running').where('lease_token', 'in', tokens)
     .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_token: null, lease_until: null, run_at: now, updated_at: now }))
     .execute();
-}
-
-/** Hands claimed jobs back untouched: due again at once, the claim not counted as an attempt. */
-export async function unclaim(db: Kysely<DB>, jobs: JobRow[]): Promise<void> {
-  const now = Date.now();
-  for (const job of jobs) {
-    await leased(db, job).set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_token: null, lease_until: null, run_at: now, updated_at: now })).execute();
-  }
 }
 
 /** Extends the leases of the jobs a live worker is running, so no other worker takes them. */

@@ -12,7 +12,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { OutboundClient } from '../outbound.ts';
 import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobKind } from './kinds.ts';
-import { claimJobs, completeJob, extendLeases, failJob, releaseJobs, unclaim, type JobRow } from './queue.ts';
+import { claimJobs, completeJob, extendLeases, failJob, releaseJobs, type JobRow } from './queue.ts';
 
 const MIN_IDLE_MS = 25;
 const MAX_IDLE_MS = 1000;
@@ -96,21 +96,13 @@ export class JobRunner {
       let claimed: JobRow[] = [];
       if (free > 0) {
         try {
-          const busy = [...this.#keys].filter(([, n]) => n >= this.#perKey).map(([key]) => key);
-          claimed = await claimJobs(this.#o.database, [...this.#kinds.keys()], busy, free, `${this.#id}:${++this.#claims}`, this.#leaseMs);
+          const room = new Map([...this.#keys].map(([key, n]) => [key, this.#perKey - n]));
+          claimed = await claimJobs(this.#o.database, [...this.#kinds.keys()], { perKey: this.#perKey, room }, free, `${this.#id}:${++this.#claims}`, this.#leaseMs);
         } catch (error) {
           this.#o.log.warn({ err: { message: (error as Error).message } }, 'claiming jobs failed');
         }
       }
-      // A claim may return more jobs of one key than its cap (they were due together): the excess
-      // goes back to the queue, for this process once the key has room, or for another process.
-      const excess: JobRow[] = [];
-      for (const job of claimed) {
-        if (job.concurrency_key !== null && (this.#keys.get(job.concurrency_key) ?? 0) >= this.#perKey) excess.push(job);
-        else this.#start(job);
-      }
-      if (excess.length > 0) await unclaim(this.#o.database.db, excess).catch((error: Error) => this.#o.log.warn({ err: { message: error.message } }, 'returning jobs failed'));
-      claimed = claimed.filter((job) => !excess.includes(job));
+      for (const job of claimed) this.#start(job);
       if (claimed.length > 0 && claimed.length === free) {
         idle = MIN_IDLE_MS;
         await this.#sleep(MAX_IDLE_MS); // full: a finishing job wakes the loop for more
