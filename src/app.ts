@@ -25,7 +25,7 @@ import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
 import { WriteQueue } from './platform/write.ts';
 import { recordRoutes } from './platform/route-table.ts';
-import { registerResources } from './resources/registry.ts';
+import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
 export interface AppOptions {
@@ -144,7 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
-  await app.register(swagger, openApiOptions);
+  await app.register(swagger, openApiOptions(tags));
   await app.register(healthRoutes);
   await registerResources(app);
   await app.register(scalar, {

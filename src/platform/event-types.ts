@@ -28,6 +28,8 @@ export const EVENT_TYPES = {
   'list.deleted': { description: 'A list was deleted; the object is the list as it was' },
   'list.entries_added': { description: 'E-mail addresses or domains were added to a suppression list; `added` names the new values' },
   'list.entry_deleted': { description: 'An entry was removed from a suppression list' },
+  'list.members_added': { description: 'Records were added to a list; `added` names their ids' },
+  'list.member_removed': { description: 'A record was removed from a list; `removed` names its id' },
   'sandbox.reset': { description: 'The test-mode data set was replaced by a fresh sandbox data set' },
   'usage.grant': { description: 'Credits were granted' },
   'usage.debit': { description: 'Credits were debited for a billable operation' },
@@ -44,6 +46,17 @@ export type EventType = keyof typeof EVENT_TYPES;
 export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
 
 export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_TYPES, value);
+
+/**
+ * The `<resource>.<action>` type of a kernel resource's write. The kernel's types are built from the
+ * resource's name, so they are checked here: a resource whose events are not catalogued fails at its
+ * first write (and the webhooks tests check every registered resource).
+ */
+export function resourceEvent(resource: string, action: 'created' | 'updated' | 'deleted'): EventType {
+  const type = `${resource}.${action}`;
+  if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalog (src/platform/event-types.ts)`);
+  return type;
+}
 
 /** Whether events of `type` go to every endpoint subscribed to them. */
 export const fansOut = (type: string): boolean => (EVENT_TYPES as Record<string, EventTypeInfo>)[type]?.fanOut !== false;

@@ -2,6 +2,8 @@
 // listings, updates, deletion, the limit of active endpoints, bad input and other tenants.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/platform/event-types.ts';
+import { resources } from '../../src/resources/registry.ts';
 import { tenant, testApp } from '../helpers/app.ts';
 import { allEvents, endpoint, QUIET } from '../helpers/webhooks.ts';
 
@@ -27,6 +29,9 @@ describe('GET /v1/webhooks/event-types', () => {
     const sandbox = await allEvents(t.test);
     expect(sandbox.length).toBeGreaterThan(10);
     for (const e of sandbox) expect(types.map((x) => x.type)).toContain(e.type);
+
+    // The kernel builds its resources' types from their names: each is catalogued.
+    for (const r of resources) for (const action of ['created', 'updated', 'deleted']) expect(Object.keys(EVENT_TYPES), r.name).toContain(`${r.name}.${action}`);
 
     const bogus = await t.live.get('/v1/events?type=bogus.type');
     const otherEnum = await t.live.get('/v1/lists?type=bogus');

@@ -3,6 +3,7 @@
 // `:param` (so /v1/campaigns/:id/launch uses '/v1/campaigns', /v1/lists/:id/entries/:entry_id uses
 // '/v1/lists/:id/entries'). A documented route with an id and no factory fails the suite by name.
 import { randomBytes } from 'node:crypto';
+import { resources } from '../../../src/resources/registry.ts';
 import { bodySchema, type Api, type ApiRoute } from './api.ts';
 import type { Actor, Params } from './actors.ts';
 import { json } from './reply.ts';
@@ -59,13 +60,22 @@ const webhookDelivery: Factory = async (api, actor) => {
   }
 };
 
+const listMember: Factory = async (api, actor) => {
+  const list = await actor.call('POST', '/v1/lists', { body: { name: bodySentinel(), type: 'companies' } });
+  const id = json(list).data.id;
+  const { id: record_id } = await make(api, actor, '/v1/companies', { fresh: true });
+  const added = await actor.call('POST', `/v1/lists/${id}/members`, { body: { ids: [record_id] } });
+  if (added.status !== 201) fail(`factory members (${actor.label}) answered ${added.status} ${added.body}`);
+  return { id, record_id };
+};
+
 export const FACTORIES: Record<string, Factory> = {
+  // Every kernel resource is made by a POST of its documented body; the registry lists them.
+  ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
   '/v1/lists/:id/entries': suppressionEntry,
-  '/v1/contacts': created('/v1/contacts'),
-  '/v1/companies': created('/v1/companies'),
-  '/v1/campaigns': created('/v1/campaigns'),
+  '/v1/lists/:id/members': listMember,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
   '/v1/webhooks': created('/v1/webhooks'),
@@ -74,18 +84,20 @@ export const FACTORIES: Record<string, Factory> = {
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
 const REFERENCES: Record<string, string> = {
-  list_id: '/v1/lists',
-  company_id: '/v1/companies',
+  // The reference fields of kernel resources name their target resource.
+  ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, `/v1/${target.plural}`]))),
   last_event_id: '/v1/events',
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */
-const BODY_DEFAULTS: Record<string, (actor: Actor) => Record<string, unknown>> = {
+const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
   // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
   // subscribed to nothing the suite emits: deliveries fail fast and are few.
   'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
+  // A list of type companies (the factory's) holds companies.
+  'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
 };
 
 /** Routes where a live key may act on the other mode's objects by design (key management). */
@@ -159,5 +171,5 @@ export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<
   }
   const name = properties.name && stringBranch(properties.name);
   if (name && 'name' in out && (name.maxLength ?? 100) >= 24) out.name = bodySentinel();
-  return { ...out, ...BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor) };
+  return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api)) };
 }
