@@ -7,6 +7,7 @@ import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.t
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
 import { agencyScopes } from './migrations/0005-agency-scopes.ts';
 import { idempotencyLease } from './migrations/0006-idempotency-lease.ts';
+import { jobsWebhooks } from './migrations/0004-jobs-webhooks.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
 
 function migrations(database: Database): Record<string, Migration> {
@@ -16,6 +17,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0003-tenant-keys': tenantKeys(database.dialect),
     '0005-agency-scopes': agencyScopes(database.dialect),
     '0006-idempotency-lease': idempotencyLease,
+    '0004-jobs-webhooks': jobsWebhooks(database.dialect),
     '0008-list-members': listMembers(database.dialect),
   };
 }

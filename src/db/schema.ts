@@ -182,6 +182,52 @@ export interface UsageTransactionsTable extends Tenant, Actor {
   created_at: number;
 }
 
+/** Background work: see src/platform/jobs/. Times are milliseconds. */
+export interface JobsTable extends Tenant {
+  id: string;
+  kind: string;
+  payload: string;
+  concurrency_key: string | null;
+  status: string;
+  run_at: number;
+  attempts: number;
+  max_attempts: number;
+  lease_until: number | null;
+  lease_token: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEndpointsTable extends Tenant {
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: unknown;
+  all_events: number;
+  is_active: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable extends Tenant {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  attempts: unknown;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -199,5 +245,8 @@ export interface DB {
   usage_transactions: UsageTransactionsTable;
   agency_links: AgencyLinksTable;
   agency_grants: AgencyGrantsTable;
+  jobs: JobsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 

@@ -4,7 +4,9 @@ import type { Database } from '../db/database.ts';
 import type { AuthedKey, KeyCache } from './auth.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ClaimLeases, IdempotencyClaim } from './idempotency-lease.ts';
+import type { Workers } from './jobs/workers.ts';
 import type { ListCache } from './list-cache.ts';
+import type { OutboundClient } from './outbound.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
 import type { LinkCache } from './targeting.ts';
@@ -27,6 +29,10 @@ export interface Services {
   hub: EventHub;
   notify: (scope: Scope) => void;
   secret: string;
+  /** The HTTP client for user-given URLs (webhooks), with its SSRF guard. */
+  outbound: OutboundClient;
+  /** The in-process job runner and schedules (WORKERS=inline); undefined in an API-only process. */
+  workers: Workers | undefined;
   /** Aborted when the server shuts down: long-lived responses (event streams) end on it. */
   closing: AbortSignal;
 }

@@ -12,11 +12,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
-import type { DB } from '../db/schema.ts';
+import type { DB, JobsTable } from '../db/schema.ts';
+import { webhookFanout } from '../resources/webhooks/webhooks.fanout.ts';
 import { isUnavailable } from './error-handler.ts';
 import { conflict } from './errors.ts';
+import type { EventType } from './event-types.ts';
 import { STILL_RUNNING, type IdempotencyClaim } from './idempotency.ts';
 import { newId, nowSeconds } from './ids.ts';
+import { DEFAULT_MAX_ATTEMPTS, type JobKind } from './jobs/kinds.ts';
 import { updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
@@ -29,9 +32,9 @@ export interface Actor {
   readonly orgId: string;
 }
 
-interface PendingEvent {
+export interface PendingEvent {
   id: string;
-  type: string;
+  type: EventType;
   object_id: string;
   data: string;
   previous_attributes: string | null;
@@ -48,6 +51,7 @@ export class WriteContext {
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
   readonly #later: DeferredStatement[] = [];
+  readonly #jobs: JobsTable[] = [];
   #response: { claim: IdempotencyClaim; status: number; body: string } | undefined;
 
   /** `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. */
@@ -59,15 +63,20 @@ export class WriteContext {
     this.actor = actor;
   }
 
-  /** Records `<type>` for `object` (the API representation), committed with the write. */
-  emit(type: string, object: { readonly id: string; readonly [field: string]: unknown }, previousAttributes?: Record<string, unknown> | null): void {
+  /**
+   * Records `<type>` for `object` (the API representation), committed with the write, and returns
+   * the event's id. Its webhook deliveries are enqueued with it (see webhooks.fanout.ts).
+   */
+  emit(type: EventType, object: { readonly id: string; readonly [field: string]: unknown }, previousAttributes?: Record<string, unknown> | null): string {
+    const id = newId('evt');
     this.#events.push({
-      id: newId('evt'),
+      id,
       type,
       object_id: object.id,
       data: JSON.stringify({ object }),
       previous_attributes: previousAttributes ? JSON.stringify(previousAttributes) : null,
     });
+    return id;
   }
 
   /** Moves a maintained total (e.g. the number of contacts) by `delta`. */
@@ -82,6 +91,22 @@ export class WriteContext {
    */
   later(statement: DeferredStatement): void {
     this.#later.push(statement);
+  }
+
+  /**
+   * Enqueues a background job of `kind`, committed with the write (transactional outbox): a
+   * committed write always has its jobs, a rolled-back one never does. `runAt` (milliseconds) delays
+   * it. Returns the job's id. Adds no round trip: the job is written with the write's events.
+   */
+  enqueue<P>(kind: JobKind<P>, payload: P, options: { runAt?: number; id?: string; concurrencyKey?: string } = {}): string {
+    const now = Date.now();
+    const id = options.id ?? newId('job');
+    this.#jobs.push({
+      org_id: this.scope.orgId, mode: this.scope.mode, id, kind: kind.name, payload: JSON.stringify(payload), concurrency_key: options.concurrencyKey ?? null, status: 'queued',
+      run_at: options.runAt ?? now, attempts: 0, max_attempts: kind.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      lease_until: null, lease_token: null, last_error: null, created_at: now, updated_at: now,
+    });
+    return id;
   }
 
   /**
@@ -100,7 +125,10 @@ export class WriteContext {
   async finish(): Promise<number> {
     const { orgId, mode } = this.scope;
     const statements = this.#later;
+    if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));
     if (this.#events.length > 0) {
+      const deliveries = webhookFanout(this, this.#events);
+      if (deliveries) statements.push(deliveries);
       const base = this.#seq;
       statements.push(this.tx.insertInto('events')
         .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }))));

@@ -93,7 +93,8 @@ async function bodyTarget(route: ApiRoute) {
       return reply;
     }
     const at = readBack(route, url, reply);
-    if (at) expect(json(await owner.call('GET', at)).data, `reads back as acknowledged: ${context}`).toEqual(json(reply).data);
+    // A webhook endpoint's `secret` is shown only in the answer that made it, never read back.
+    if (at) expect(json(await owner.call('GET', at)).data, `reads back as acknowledged: ${context}`).toEqual({ ...json(reply).data, secret: undefined });
     return reply;
   };
   return { owner, schema, references, check };
