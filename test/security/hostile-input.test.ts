@@ -100,6 +100,13 @@ async function bodyTarget(route: ApiRoute) {
   return { owner, schema, references, check };
 }
 
+/**
+ * Routes whose valid body carries a single-use code that another organization hands out (an agency
+ * redeeming a client's grant): a body built from the schema cannot be accepted, so only the refusals
+ * are checked here; test/resources/agency-grants.test.ts redeems real codes.
+ */
+const ONE_TIME_CODES = new Set(['POST /v1/agency/clients/link']);
+
 describe('every mutation kind and every boundary value (enumerated)', () => {
   for (const route of withBody) {
     it(label(route), async () => {
@@ -111,7 +118,7 @@ describe('every mutation kind and every boundary value (enumerated)', () => {
         const reply = await check(input);
         sent.add(input.family);
         enumerated.bodies++;
-        if (input.family === 'valid') expect(reply.status, `a valid body is accepted: ${input.payload.slice(0, 200)} → ${reply.body.slice(0, 200)}`).toBeLessThan(300);
+        if (input.family === 'valid' && !ONE_TIME_CODES.has(label(route))) expect(reply.status, `a valid body is accepted: ${input.payload.slice(0, 200)} → ${reply.body.slice(0, 200)}`).toBeLessThan(300);
       }
       expect([...sent].sort(), 'every mutation kind that applies was sent').toEqual(familiesFor(schema).sort());
       enumerated.bodyRoutes++;
