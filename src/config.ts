@@ -13,6 +13,8 @@ export interface Config {
   defaultCredits: number;
   logLevel: string;
   sseHeartbeatMs: number;
+  /** Longest a client may take to send a whole request (line, headers and body). */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -51,5 +53,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultCredits: int(env, 'DEFAULT_CREDITS', 1000),
     logLevel,
     sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15000, 10),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
   });
 }

@@ -9,6 +9,7 @@ import { findKeyByHash, touchApiKey } from '../resources/api-keys/api-keys.store
 import { AppError, forbidden, unauthorized } from './errors.ts';
 import type { RateLimitDecision, RateLimiter, RateLimits } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
+import type { Services } from './services.ts';
 import { hashToken, looksLikeJwt } from './tokens.ts';
 
 export interface AuthedKey {
@@ -64,6 +65,11 @@ export interface AuthDeps {
   limiter: RateLimiter;
   limits: RateLimits;
 }
+
+/** What authentication needs, taken from the app's services. */
+export const authDepsOf = ({ database, keys, limiter, config }: Services): AuthDeps => ({
+  database, keys, limiter, limits: { perSecond: config.rateLimitPerSecond, perMinute: config.rateLimitPerMinute },
+});
 
 /** A cached key answers synchronously; only a miss queries the store. */
 function lookup(deps: AuthDeps, token: string): AuthedKey | null | Promise<AuthedKey | null> {
