@@ -22,7 +22,7 @@ export function refusalOf(request: FastifyRequest): AppError | undefined {
   const raw = request.raw;
   if (expectationFailed(raw)) return new AppError('expectation_failed', EXPECTATION_DETAIL, { headers: { connection: 'close' } });
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
-  if (request.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
+  if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
     return new AppError('bad_request', 'Host header is required', { headers: { connection: 'close' } });
   }
   return undefined;
