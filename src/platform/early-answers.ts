@@ -52,5 +52,7 @@ export function routerErrorHandler(error: FastifyError, request: FastifyRequest,
     const appError = answer as AppError;
     if (appError.headers) reply.headers(appError.headers);
     reply.code(appError.status).send(appError.body());
+    // No hook runs for these requests: this is their request line.
+    request.log.info({ method: request.method, route: 'unknown', status: appError.status, org: request.scope?.orgId }, 'request');
   });
 }

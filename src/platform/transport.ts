@@ -84,14 +84,15 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
     return;
   }
   const [status, detail] = classify(error.code);
-  this.log.info({ status, code: error.code }, 'client error');
   // A body that stalls or breaks its framing mid-way: the route's body reader gets the error, so the
-  // answer goes through the error handler with the request's id and rate-limit headers.
+  // answer goes through the error handler with the request's id and rate-limit headers (and is
+  // logged by its request line).
   if (request) {
     const kind = status === 408 ? 'request_timeout' : 'bad_request';
     request.emit('error', new AppError(kind, detail, { headers: { connection: 'close' } }));
     return;
   }
+  this.log.info({ status, code: error.code }, 'client error');
   const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (!socket.writable || res?.headersSent) {
     socket.destroy();
