@@ -25,7 +25,7 @@ import { validatorCompiler } from './platform/validation.ts';
 import { WriteQueue } from './platform/write.ts';
 import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
-import { routeFailedExpectations, serverOptions } from './platform/transport.ts';
+import { noteAnswered, routeFailedExpectations, serverOptions } from './platform/transport.ts';
 import { registerResources } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
@@ -130,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     // While shutting down, a response in flight closes its connection, so the server can stop.
     if (closing.signal.aborted) reply.header('connection', 'close');
+    noteAnswered(request.raw);
     if (!request.idempotency || request.idempotency.stored) return done(null, payload);
     settle(database.db, request, reply.statusCode, payload).then(() => done(null, payload), done);
   });

@@ -72,9 +72,24 @@ function readingBody(socket: Socket): IncomingMessage | undefined {
   return res.req.listenerCount('error') > 0 ? res.req : undefined;
 }
 
+/**
+ * Requests answered before their body arrived (a 401 or 429 refuses before reading it), by socket.
+ * Node keeps reading and discarding such a body so the connection can serve the next request; if
+ * the rest never comes, the deadline closes the connection without a second answer to the request.
+ */
+const answeredEarly = new WeakMap<Socket, IncomingMessage>();
+
+export function noteAnswered(req: IncomingMessage): void {
+  if (!req.complete) answeredEarly.set(req.socket, req);
+}
+
 /** Fastify's `clientErrorHandler`: Node's HTTP parser or its request deadline refused the connection. */
 function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (answeredEarly.get(socket)?.complete === false) {
+    socket.destroy();
+    return;
+  }
   const request = readingBody(socket);
   // The client hung up mid-request: nobody is left to answer. A body reader logs it as a client
   // abort when the socket goes (error-handler.ts); otherwise it is logged here.

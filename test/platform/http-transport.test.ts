@@ -133,6 +133,20 @@ describe('request deadline', () => {
     expect(await listTotal()).toBe(before);
   });
 
+  it('cuts off many stalled bodies at once, each within the deadline and answered once', async () => {
+    // More than the per-second limit: those over it are answered 429 at once, before their body; the
+    // deadline then closes their connection without a second answer.
+    const connections = await Promise.all(Array.from({ length: 100 }, () => RawConnection.open(port)));
+    for (const connection of connections) connection.write(`${stalledCreate()}{"name": `);
+    const replies = await Promise.all(connections.map((connection) => connection.response()));
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 408).length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 408 && status !== 429)).toEqual([]);
+    const closedAfter = await Promise.all(connections.map((connection) => connection.closed));
+    expect(Math.max(...closedAfter)).toBeLessThanOrEqual(TIMEOUT_MS + 500);
+    for (const connection of connections) expect(connection.text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+  });
+
   it('cuts off a body that trickles a byte at a time', async () => {
     const connection = await RawConnection.open(port);
     connection.write(stalledCreate());
