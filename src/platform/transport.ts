@@ -80,7 +80,7 @@ function readingBody(socket: Socket): IncomingMessage | undefined {
 const answeredEarly = new WeakMap<Socket, IncomingMessage>();
 
 export function noteAnswered(req: IncomingMessage): void {
-  if (!req.complete) answeredEarly.set(req.socket, req);
+  if (!req.complete && req.socket) answeredEarly.set(req.socket, req);
 }
 
 /** Fastify's `clientErrorHandler`: Node's HTTP parser or its request deadline refused the connection. */
