@@ -26,7 +26,7 @@ import { WriteQueue } from './platform/write.ts';
 import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { noteAnswered, routeFailedExpectations, serverOptions } from './platform/transport.ts';
-import { registerResources } from './resources/registry.ts';
+import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
 export interface AppOptions {
@@ -139,7 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
-  await app.register(swagger, openApiOptions);
+  await app.register(swagger, openApiOptions(tags));
   await app.register(healthRoutes);
   await registerResources(app);
   await app.register(scalar, {

@@ -9,7 +9,8 @@ export function operationIdOf(summary: string): string {
   return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase())).join('');
 }
 
-export const openApiOptions: SwaggerOptions = {
+/** The document's options; `tags` (with descriptions) come from the registry of resource groups. */
+export const openApiOptions = (tags: Array<{ name: string; description: string }>): SwaggerOptions => ({
   // Every operation gets an operationId from its summary unless its route names one.
   transform: ({ schema, url }) => {
     const { summary, operationId } = (schema ?? {}) as { summary?: string; operationId?: string };
@@ -34,15 +35,6 @@ export const openApiOptions: SwaggerOptions = {
       },
     },
     security: [{ bearerAuth: [] }],
-    tags: [
-      { name: 'Contacts', description: 'People, each on a list' },
-      { name: 'Companies', description: 'Accounts, linked to contacts by e-mail domain' },
-      { name: 'Lists', description: 'Lists of contacts, companies, leads, deals, and suppression lists' },
-      { name: 'Campaigns', description: 'Multichannel campaigns and their launch' },
-      { name: 'Events', description: 'The record of every change, paged or streamed live' },
-      { name: 'Usage', description: 'The credit ledger' },
-      { name: 'Sandbox', description: 'The test-mode sample data set' },
-      { name: 'API keys', description: 'Key management' },
-    ],
+    tags,
   },
-};
+});

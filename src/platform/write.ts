@@ -131,7 +131,6 @@ export async function readCounter(db: Kysely<DB>, scope: Scope, name: string): P
 /** Takes the tenant's write lock and reads its event sequence. */
 const lockTenant = (tx: Transaction<DB>, scope: Scope) => bumpCounter(tx, scope, 'events', 0);
 
-export type EventNotifier = (scope: Scope) => void;
 type Work<T> = (w: WriteContext) => Promise<T>;
 
 /** Runs `work` as the write of `scope` inside an open transaction (one transaction may span scopes). */
@@ -267,13 +266,16 @@ export class WriteQueue {
 export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>): Promise<void> {
   const { writes, notify } = request.server.services;
   let body = '';
+  // Serialized by the route's response schema, like every read: a write answers exactly the fields
+  // a GET of the same record answers.
+  reply.code(status);
   await writes.run(request.scope, async (w) => {
     const data = await work(w);
-    body = JSON.stringify({ data });
+    body = reply.serialize({ data }) as string;
     if (request.idempotency) w.respond(request.idempotency.key, status, body);
     return data;
   });
   if (request.idempotency) request.idempotency.stored = true;
   notify(request.scope);
-  reply.code(status).type('application/json; charset=utf-8').send(body);
+  reply.type('application/json; charset=utf-8').send(body);
 }

@@ -1,26 +1,59 @@
-// The resource groups, one line each. A group is a folder with its schemas, store and routes; adding
-// one means adding its line here and nothing else.
+// The resource groups, one line each. A group is a kernel definition (`<group>.resource.ts`), whose
+// CRUD routes, OpenAPI tag and sandbox-reset tables follow from it, plus the routes of its own
+// operations; or, for the few groups that are not records (keys, events, usage, the sandbox), a routes
+// plugin with its tag. The generated CRUD and isolation tests walk this list.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { linkResources, type Resource } from '../platform/resource/define.ts';
+import { crudRoutes } from '../platform/resource/routes.ts';
+import type { TenantTable } from '../platform/resource/tenancy.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
+import { campaigns } from './campaigns/campaigns.resource.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
-import { companyRoutes } from './companies/companies.routes.ts';
-import { contactRoutes } from './contacts/contacts.routes.ts';
+import { companies } from './companies/companies.resource.ts';
+import { contacts } from './contacts/contacts.resource.ts';
 import { eventRoutes } from './events/events.routes.ts';
+import { lists } from './lists/lists.resource.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
 
-const groups: Array<[prefix: string, routes: FastifyPluginAsync]> = [
-  ['/auth/v1', apiKeyRoutes],
-  ['/v1', listRoutes],
-  ['/v1', contactRoutes],
-  ['/v1', companyRoutes],
-  ['/v1', campaignRoutes],
-  ['/v1', usageRoutes],
-  ['/v1', eventRoutes],
-  ['/v1', sandboxRoutes],
+interface Group {
+  prefix: '/v1' | '/auth/v1';
+  tag: { name: string; description: string };
+  /** The kernel definition of a record group. */
+  resource?: Resource;
+  /** Routes of the group beyond the kernel's CRUD. */
+  routes?: FastifyPluginAsync;
+  /** Tenant tables of a group that is not a kernel resource (cleared by the sandbox reset). */
+  tables?: TenantTable[];
+}
+
+const resource = (r: Resource, routes?: FastifyPluginAsync): Group => ({ prefix: '/v1', tag: { name: r.tag, description: r.tagDescription }, resource: r, routes });
+
+export const groups: Group[] = [
+  resource(contacts),
+  resource(companies),
+  resource(lists, listRoutes),
+  resource(campaigns, campaignRoutes),
+  { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
+  { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
+  { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },
+  { prefix: '/auth/v1', tag: { name: 'API keys', description: 'Key management' }, routes: apiKeyRoutes },
 ];
 
+/** Every kernel resource, with their relations to each other resolved. */
+export const resources: Resource[] = groups.flatMap((g) => (g.resource ? [g.resource] : []));
+linkResources(resources);
+
+/** The OpenAPI tags, in the order of the groups. */
+export const tags = groups.map((g) => g.tag);
+
+/** Every table holding a tenant's data (the sandbox reset clears them; events and counters aside). */
+export const dataTables: TenantTable[] = groups.flatMap((g) => [...(g.resource ? [g.resource.table, ...(g.resource.ownedTables ?? [])] : []), ...(g.tables ?? [])]);
+
 export async function registerResources(app: FastifyInstance): Promise<void> {
-  for (const [prefix, routes] of groups) await app.register(routes, { prefix });
+  for (const g of groups) {
+    if (g.resource) await app.register(crudRoutes(g.resource), { prefix: g.prefix });
+    if (g.routes) await app.register(g.routes, { prefix: g.prefix });
+  }
 }

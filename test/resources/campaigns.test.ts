@@ -32,11 +32,14 @@ async function createCampaign(c: Client, body: Record<string, unknown>) {
   return res.json().data;
 }
 
+/** A campaign is launched with at least one step. */
+const STEPS = [{ channel: 'email', subject: 'Hello', body: 'Hi' }];
+
 /** A list of `n` plain contacts and a draft campaign aimed at it. */
-async function draftWithAudience(c: Client, n: number) {
+async function draftWithAudience(c: Client, n: number, steps: unknown[] = STEPS) {
   const listId = await createList(c);
   for (let i = 0; i < n; i++) await createContact(c, listId, { work_email: `person${i}@audience.example` });
-  return { listId, campaign: await createCampaign(c, { name: 'Launchable', list_id: listId }) };
+  return { listId, campaign: await createCampaign(c, { name: 'Launchable', list_id: listId, steps }) };
 }
 
 const eventsOf = async (c: Client, type: string) => (await c.get(`/v1/events?type=${type}`)).json().data;
@@ -167,7 +170,7 @@ describe('campaigns', () => {
 
   it('edits drafts and paused campaigns only, and records the previous values', async () => {
     const t = await tenant(app);
-    const { listId, campaign } = await draftWithAudience(t.live, 1);
+    const { listId, campaign } = await draftWithAudience(t.live, 1, []);
     const other = await createList(t.live);
 
     const res = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Renamed', channels: ['email'], steps: [{ channel: 'email', subject: 'S' }], list_id: other });
@@ -262,7 +265,7 @@ describe('campaigns', () => {
     expect(refused.json().detail).toMatch(/no audience.*list_id/i);
     expect((await t.live.get(`/v1/campaigns/${noList.id}`)).json().data.status).toBe('draft');
 
-    const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live) });
+    const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live), steps: STEPS });
     const res = await t.live.post(`/v1/campaigns/${empty.id}/launch`);
     expect(res.statusCode).toBe(201);
     expect(res.json().data).toMatchObject({ status: 'active', audience_count: 0 });

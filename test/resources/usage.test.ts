@@ -24,7 +24,7 @@ async function launchCampaigns(c: Client, n: number, size = 1): Promise<string[]
   for (let i = 0; i < size; i++) await c.post('/v1/contacts', { list_id: list, work_email: `p${i}@usage.example` });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = (await c.post('/v1/campaigns', { name: `Campaign ${i}`, list_id: list })).json().data.id;
+    const id = (await c.post('/v1/campaigns', { name: `Campaign ${i}`, list_id: list, steps: [{ channel: 'email', body: 'Hi' }] })).json().data.id;
     const res = await c.post(`/v1/campaigns/${id}/launch`);
     expect(res.statusCode, res.body).toBe(201);
     ids.push(id);

@@ -1,5 +1,6 @@
+// The shapes of a campaign's steps, channels and schedule (the campaign is defined in campaigns.resource.ts).
 import { Type, type Static } from 'typebox';
-import { Nullable, PageQuery, Str, StringEnum, Timestamp } from '../../platform/schemas.ts';
+import { Nullable, Str, StringEnum } from '../../platform/schemas.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed'] as const;
 export const CHANNELS = ['email', 'linkedin', 'phone', 'sms'] as const;
@@ -36,6 +37,7 @@ export const StepSchema = Type.Object({
   body: Nullable(Type.String({ description: stepFields.body[0], examples: [stepFields.body[1]] })),
 }, { description: 'One step of the sequence' });
 export type Step = Static<typeof StepSchema>;
+export type StepInput = Static<typeof StepInputSchema>;
 
 const SCHEDULE_EXAMPLE = { timezone: 'Europe/London', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 };
 const STEPS_EXAMPLE = [{ channel: 'email', delay_days: 0, subject: 'Hello', body: 'Hi {{first_name}}' }, { channel: 'linkedin', delay_days: 3, subject: null, body: 'Connecting' }];
@@ -63,41 +65,6 @@ export const ScheduleSchema = Type.Object({
 }, { description: 'When steps may be sent', examples: [SCHEDULE_EXAMPLE] });
 export type Schedule = Static<typeof ScheduleSchema>;
 
-const Steps = Type.Array(StepInputSchema, { maxItems: MAX_STEPS, description: `The ordered steps, at most ${MAX_STEPS}`, examples: [STEPS_EXAMPLE] });
-
-const writable = {
-  channels: Type.Optional(Channels),
-  list_id: Type.Optional(Nullable(ListId)),
-  steps: Type.Optional(Steps),
-  schedule: Type.Optional(Nullable(ScheduleInputSchema)),
-};
-
-export const CampaignCreateSchema = Type.Object({ name: Name, ...writable }, { additionalProperties: false, description: 'A new campaign; it starts as a draft' });
-export type CampaignCreate = Static<typeof CampaignCreateSchema>;
-
-export const CampaignUpdateSchema = Type.Object({ name: Type.Optional(Name), ...writable }, {
-  additionalProperties: false, description: 'Fields to change, on a draft or paused campaign; the audience of a launched campaign is fixed',
-});
-export type CampaignUpdate = Static<typeof CampaignUpdateSchema>;
-
-export const CampaignSchema = Type.Object({
-  id: Type.String({ description: 'Identifier of the campaign', examples: ['cpg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
-  name: Type.String({ description: 'Name of the campaign', examples: ['Q4 outbound'] }),
-  status: Status,
-  channels: Type.Array(Channel, { description: 'Channels the campaign uses', examples: [['email', 'linkedin']] }),
-  list_id: Nullable(Type.String({ description: 'The audience list; null when none is set or the list was deleted', examples: ['lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
-  steps: Type.Array(StepSchema, { description: 'The ordered steps', examples: [STEPS_EXAMPLE] }),
-  schedule: Nullable(ScheduleSchema),
-  audience_count: Type.Integer({ description: 'Contacts enrolled at launch (the audience minus suppressed contacts); 0 before launch', examples: [180] }),
-  launched_at: Nullable(Timestamp('When the campaign was launched, unix seconds; null before launch')),
-  created_at: Timestamp('When the campaign was created, unix seconds'),
-  updated_at: Timestamp('When the campaign last changed, unix seconds'),
-}, { description: 'A multichannel campaign' });
-export type Campaign = Static<typeof CampaignSchema>;
-
-export const CampaignQuerySchema = Type.Object({
-  ...PageQuery,
-  status: Type.Optional(Status),
-  list_id: Type.Optional(Str({ description: 'Only campaigns aimed at this list', maxLength: 64, examples: ['lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
-}, { additionalProperties: false });
-export type CampaignQuery = Static<typeof CampaignQuerySchema>;
+export const StepsInputSchema = Type.Array(StepInputSchema, { maxItems: MAX_STEPS, description: `The ordered steps, at most ${MAX_STEPS}`, examples: [STEPS_EXAMPLE] });
+export const StepsSchema = Type.Array(StepSchema, { description: 'The ordered steps', examples: [STEPS_EXAMPLE] });
+export { Channels, ListId, Name, Status };

@@ -1,70 +1,30 @@
 // Campaigns and their lifecycle: draft → active (launch) ⇄ paused. Launch enrolls the audience in
 // one set-based statement, so its cost does not grow with round trips, and pays for it in the same
 // transaction: a refused debit leaves no enrollment, no status change and no event.
-import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import { emailDomain, parseJson } from '../../db/sql.ts';
+import { sql, type SqlBool } from 'kysely';
+import { parseJson } from '../../db/sql.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
-import type { PageRequest } from '../../platform/pagination.ts';
-import type { Scope } from '../../platform/scope.ts';
-import { readCounter, type WriteContext } from '../../platform/write.ts';
-import { CONTACT_LIST_TYPES } from '../lists/lists.schemas.ts';
-import { findList, LIST_NOT_FOUND, previous } from '../lists/lists.store.ts';
+import type { ApiRecord, Row } from '../../platform/resource/define.ts';
+import { getRow, presentOne } from '../../platform/resource/store.ts';
+import { deleteIn, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
+import type { WriteContext } from '../../platform/write.ts';
+import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
+import { suppressedSql } from '../lists/suppression.ts';
 import { debitCredits } from '../usage/usage.store.ts';
-import type { Campaign, CampaignCreate, CampaignQuery, CampaignUpdate, Schedule, ScheduleInput, Step } from './campaigns.schemas.ts';
+import { campaigns } from './campaigns.resource.ts';
+import type { Schedule, ScheduleInput, Step, StepInput } from './campaigns.schemas.ts';
 
-type Row = Selectable<DB['campaigns']>;
-
-export const CAMPAIGN_NOT_FOUND = 'Campaign not found';
 const EDITABLE = ['draft', 'paused'];
 
-export const toCampaign = (r: Row): Campaign => ({
-  id: r.id, name: r.name, status: r.status as Campaign['status'],
-  channels: parseJson<Campaign['channels']>(r.channels), list_id: r.list_id,
-  steps: parseJson<Step[]>(r.steps), schedule: r.schedule === null ? null : parseJson<Schedule>(r.schedule),
-  audience_count: Number(r.audience_count), launched_at: r.launched_at === null ? null : Number(r.launched_at),
-  created_at: Number(r.created_at), updated_at: Number(r.updated_at),
-});
-
-const scoped = (db: Kysely<DB>, scope: Scope) =>
-  db.selectFrom('campaigns').where('campaigns.org_id', '=', scope.orgId).where('campaigns.mode', '=', scope.mode);
-
-export async function findCampaign(db: Kysely<DB>, scope: Scope, id: string): Promise<Row> {
-  const row = await scoped(db, scope).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound(CAMPAIGN_NOT_FOUND);
-  return row;
-}
-
-function filtered(db: Kysely<DB>, scope: Scope, query: CampaignQuery) {
-  let q = scoped(db, scope);
-  if (query.status !== undefined) q = q.where('status', '=', query.status);
-  if (query.list_id !== undefined) q = q.where('list_id', '=', query.list_id);
-  return q;
-}
-
-export function listCampaigns(db: Kysely<DB>, scope: Scope, query: CampaignQuery, page: PageRequest): Promise<Row[]> {
-  let q = filtered(db, scope, query).selectAll();
-  if (page.after !== undefined) q = q.where('id', '<', String(page.after));
-  return q.orderBy('id', 'desc').limit(page.take).offset(page.offset).execute();
-}
-
-/** The exact number of campaigns matching the query; the unfiltered total is a maintained counter. */
-export async function countCampaigns(db: Kysely<DB>, scope: Scope, query: CampaignQuery): Promise<number> {
-  if (query.status === undefined && query.list_id === undefined) return readCounter(db, scope, 'campaigns');
-  const row = await filtered(db, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** Checks that the audience is a list of the tenant that holds contacts. */
-async function requireAudience(w: WriteContext, listId: string | null | undefined): Promise<void> {
-  if (!listId) return;
-  const list = await findList(w.tx, w.scope, listId);
-  if (!list) throw notFound(LIST_NOT_FOUND);
+async function requireAudience(w: WriteContext, listId: unknown): Promise<void> {
+  if (typeof listId !== 'string') return;
+  const list = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', listId).executeTakeFirst();
+  if (!list) throw notFound(lists.notFound);
   if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`A campaign audience must be a list of type ${CONTACT_LIST_TYPES.join(' or ')}; list ${listId} is of type ${list.type}`);
 }
 
-const toSteps = (steps: NonNullable<CampaignCreate['steps']>): Step[] =>
+const toSteps = (steps: StepInput[]): Step[] =>
   steps.map((s) => ({ channel: s.channel, delay_days: s.delay_days ?? 0, subject: s.subject ?? null, body: s.body ?? null }));
 
 /** The canonical time-zone name, or undefined when the runtime's time-zone database does not know it. */
@@ -95,60 +55,34 @@ function checkChannels(channels: string[], steps: Step[]): void {
   }
 }
 
-export async function createCampaign(w: WriteContext, input: CampaignCreate): Promise<Campaign> {
-  await requireAudience(w, input.list_id);
-  const steps = toSteps(input.steps ?? []);
-  const channels = input.channels ?? [...new Set(steps.map((s) => s.channel))];
-  checkChannels(channels, steps);
-  const schedule = toSchedule(input.schedule ?? null);
-  const row: Row = {
-    id: newId('cpg'), org_id: w.scope.orgId, mode: w.scope.mode, name: input.name, status: 'draft',
-    channels: JSON.stringify(channels), list_id: input.list_id ?? null, steps: JSON.stringify(steps),
-    schedule: schedule === null ? null : JSON.stringify(schedule), audience_count: 0, launched_at: null,
-    created_at: w.now, updated_at: w.now,
-  };
-  await w.tx.insertInto('campaigns').values(row).execute();
-  w.count('campaigns', 1);
-  const campaign = toCampaign(row);
-  w.emit('campaign.created', campaign);
-  return campaign;
-}
-
-export async function updateCampaign(w: WriteContext, id: string, input: CampaignUpdate): Promise<Campaign> {
-  const before = await findCampaign(w.tx, w.scope, id);
-  if (!EDITABLE.includes(before.status)) throw conflict('Only draft or paused campaigns can be edited');
-  const old = toCampaign(before);
-  const changes: Partial<Row> = { updated_at: w.now };
-  if (input.name !== undefined) changes.name = input.name;
-  if (input.list_id !== undefined && input.list_id !== old.list_id) {
+/**
+ * Checks and completes a campaign about to be written: the audience, the steps (with their
+ * defaults) and channels that must agree, the schedule; and on update, the editing rules.
+ */
+export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
+  const { before, input } = ctx;
+  const old = before && { status: before.status as string, steps: parseJson<Step[]>(before.steps), channels: parseJson<string[]>(before.channels) };
+  if (old && !EDITABLE.includes(old.status)) throw conflict('Only draft or paused campaigns can be edited');
+  if (before && input.list_id !== undefined && input.list_id !== before.list_id) {
     // Enrollment happened at launch; a new list would not change who is in the campaign.
-    if (old.launched_at !== null) throw conflict('The audience of a launched campaign cannot be changed');
-    await requireAudience(w, input.list_id);
-    changes.list_id = input.list_id;
+    if (before.launched_at !== null) throw conflict('The audience of a launched campaign cannot be changed');
   }
-  const steps = input.steps === undefined ? old.steps : toSteps(input.steps);
-  const channels = input.channels ?? old.channels;
-  if (input.steps !== undefined || input.channels !== undefined) checkChannels(channels, steps);
-  if (input.steps !== undefined) changes.steps = JSON.stringify(steps);
-  if (input.channels !== undefined) changes.channels = JSON.stringify(channels);
+  if (input.list_id !== undefined && input.list_id !== before?.list_id) await requireAudience(w, input.list_id);
+  const steps = input.steps === undefined ? old?.steps ?? [] : toSteps(input.steps as StepInput[]);
+  if (old?.status === 'paused' && steps.length === 0) throw conflict('A paused campaign must keep at least one step');
+  const channels = (input.channels as string[] | undefined) ?? old?.channels ?? [...new Set(steps.map((st) => st.channel))];
+  if (!before || input.steps !== undefined || input.channels !== undefined) checkChannels(channels, steps);
+  if (input.steps !== undefined || !before) row.steps = JSON.stringify(steps);
+  if (input.channels !== undefined || !before) row.channels = JSON.stringify(channels);
   if (input.schedule !== undefined) {
-    const schedule = toSchedule(input.schedule);
-    changes.schedule = schedule === null ? null : JSON.stringify(schedule);
+    const schedule = toSchedule(input.schedule as ScheduleInput | null);
+    row.schedule = schedule === null ? null : JSON.stringify(schedule);
   }
-  await w.tx.updateTable('campaigns').set(changes).where('id', '=', id).where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).execute();
-  const campaign = toCampaign({ ...before, ...changes });
-  w.emit('campaign.updated', campaign, previous(old, input));
-  return campaign;
 }
 
-export async function deleteCampaign(w: WriteContext, id: string): Promise<{ id: string; deleted: true }> {
-  const before = await findCampaign(w.tx, w.scope, id);
-  const { orgId, mode } = w.scope;
-  await w.tx.deleteFrom('campaign_enrollments').where('org_id', '=', orgId).where('mode', '=', mode).where('campaign_id', '=', id).execute();
-  await w.tx.deleteFrom('campaigns').where('id', '=', id).where('org_id', '=', orgId).where('mode', '=', mode).execute();
-  w.count('campaigns', -1);
-  w.emit('campaign.deleted', toCampaign(before));
-  return { id, deleted: true };
+/** A campaign's enrollments go with it. */
+export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
+  await deleteIn(w.tx, 'campaign_enrollments', w.scope).where('campaign_id', '=', row.id).execute();
 }
 
 /**
@@ -156,45 +90,45 @@ export async function deleteCampaign(w: WriteContext, id: string): Promise<{ id:
  * or its domain, is a suppression entry of the tenant) and returns how many were enrolled.
  */
 async function enrollAudience(w: WriteContext, campaignId: string, listId: string): Promise<number> {
-  const { orgId, mode } = w.scope;
-  const suppressed = sql<SqlBool>`exists (select 1 from list_entries e where e.org_id = ${orgId} and e.mode = ${mode}
-    and e.value in (c.work_email, c.email_domain, c.personal_email, ${emailDomain(w.dialect, 'c.personal_email')}))`;
-  const audience = w.tx.selectFrom('contacts as c')
+  const rows = w.tx.selectFrom('contacts as c')
     .select([
       'c.org_id', 'c.mode', sql<string>`cast(${campaignId} as text)`.as('campaign_id'), 'c.id as contact_id',
       sql<number>`cast(${w.now} as bigint)`.as('created_at'),
     ])
-    .where('c.org_id', '=', orgId).where('c.mode', '=', mode).where('c.list_id', '=', listId)
-    .where(({ not }) => not(suppressed));
+    // Scoped by hand: an insert from a select needs the table's alias, which tenancy.ts does not give.
+    .where('c.org_id', '=', w.scope.orgId).where('c.mode', '=', w.scope.mode).where('c.list_id', '=', listId)
+    .where(sql<SqlBool>`not ${sql.raw(suppressedSql(w.dialect, 'c'))}`);
   const result = await w.tx.insertInto('campaign_enrollments')
     .columns(['org_id', 'mode', 'campaign_id', 'contact_id', 'created_at'])
-    .expression(audience)
+    .expression(rows)
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
 /** Launches a draft: enrolls the audience, debits one credit per enrolled contact, moves it to active. */
-export async function launchCampaign(w: WriteContext, id: string): Promise<Campaign> {
-  const before = await findCampaign(w.tx, w.scope, id);
+export async function launchCampaign(w: WriteContext, id: string): Promise<ApiRecord> {
+  const before = await getRow(campaigns, w.tx, w.scope, id);
   if (before.status !== 'draft') throw conflict('Campaign is not a draft');
   if (!before.list_id) throw badRequest('Campaign has no audience: set list_id to a list of type contacts or leads before launching');
-  const enrolled = await enrollAudience(w, id, before.list_id);
+  if (parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before launching');
+  const enrolled = await enrollAudience(w, id, before.list_id as string);
   if (enrolled > 0) {
     await debitCredits(w, enrolled, 'campaign.launch', id, `Launch of campaign "${before.name}": ${enrolled} contact${enrolled === 1 ? '' : 's'} enrolled`);
   }
   const changes = { status: 'active', launched_at: w.now, audience_count: enrolled, updated_at: w.now };
-  await w.tx.updateTable('campaigns').set(changes).where('id', '=', id).where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).execute();
-  const campaign = toCampaign({ ...before, ...changes });
+  await updateIn(w.tx, 'campaigns', w.scope).set(changes).where('id', '=', id).execute();
+  const campaign = await presentOne(campaigns, w.tx, w.scope, { ...before, ...changes });
   w.emit('campaign.launched', campaign, { status: before.status, launched_at: null, audience_count: Number(before.audience_count) });
   return campaign;
 }
 
-async function transition(w: WriteContext, id: string, from: string, to: string, event: string, refusal: (status: string) => string): Promise<Campaign> {
-  const before = await findCampaign(w.tx, w.scope, id);
-  if (before.status !== from) throw conflict(refusal(before.status));
+async function transition(w: WriteContext, id: string, from: string, to: string, event: string, refusal: (status: string) => string): Promise<ApiRecord> {
+  const before = await getRow(campaigns, w.tx, w.scope, id);
+  if (before.status !== from) throw conflict(refusal(before.status as string));
+  if (to === 'active' && parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before resuming');
   const changes = { status: to, updated_at: w.now };
-  await w.tx.updateTable('campaigns').set(changes).where('id', '=', id).where('org_id', '=', w.scope.orgId).where('mode', '=', w.scope.mode).execute();
-  const campaign = toCampaign({ ...before, ...changes });
+  await updateIn(w.tx, 'campaigns', w.scope).set(changes).where('id', '=', id).execute();
+  const campaign = await presentOne(campaigns, w.tx, w.scope, { ...before, ...changes });
   w.emit(event, campaign, { status: from });
   return campaign;
 }

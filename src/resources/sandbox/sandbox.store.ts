@@ -5,11 +5,15 @@ import type { Insertable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import { toCampaign } from '../campaigns/campaigns.store.ts';
-import type { Company } from '../companies/companies.schemas.ts';
-import type { Contact } from '../contacts/contacts.schemas.ts';
+import type { Row } from '../../platform/resource/define.ts';
+import { present } from '../../platform/resource/store.ts';
+import { deleteIn } from '../../platform/resource/tenancy.ts';
+import { campaigns as campaignResource } from '../campaigns/campaigns.resource.ts';
+import { companies as companyResource } from '../companies/companies.resource.ts';
+import { contacts as contactResource } from '../contacts/contacts.resource.ts';
 import { EVENTS_REMOVED } from '../events/events.store.ts';
-import type { List } from '../lists/lists.schemas.ts';
+import { lists as listResource } from '../lists/lists.resource.ts';
+import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
@@ -82,54 +86,41 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   await w.tx.insertInto('campaigns').values(campaigns).execute();
   if (enrollments.length > 0) await w.tx.insertInto('campaign_enrollments').values(enrollments).execute();
   w.count('companies', companies.length);
-  w.count('lists', lists.length);
   w.count('contacts', contacts.length);
   w.count('campaigns', campaigns.length);
 
   // The events, in the order the API would have recorded them: accounts, lists, the suppression
   // entries, the people (suppressed as they read now), the campaigns (created as drafts), the launch.
-  companies.forEach((c, i) => {
-    const company: Company = {
-      id: c.id, name: c.name, domain: c.domain, industry: c.industry, employee_count: c.employee_count, annual_revenue: c.annual_revenue,
-      city: c.city, country: c.country, linkedin_url: c.linkedin_url, description: c.description, tags: data.companies[i].tags,
-      contact_count: 0, created_at: c.created_at, updated_at: c.updated_at,
-    };
-    w.emit('company.created', company);
-  });
-  const toList = (l: (typeof lists)[number], memberCount: number): List => ({
-    id: l.id, name: l.name, type: l.type, description: l.description, member_count: memberCount, created_at: l.created_at, updated_at: l.updated_at,
-  });
-  for (const l of lists) w.emit('list.created', toList(l, 0));
-  w.emit('list.entries_added', { ...toList(suppressionList, entries.length), added: entries.map((e) => e.value) });
-  contacts.forEach((c, i) => {
-    const contact: Contact = {
-      id: c.id, list_id: c.list_id, name: c.name, first_name: c.first_name, last_name: c.last_name, title: c.title, company: c.company,
-      company_id: c.company_id, work_email: c.work_email, personal_email: c.personal_email, phone: c.phone, linkedin_url: c.linkedin_url,
-      city: c.city, country: c.country, seniority: c.seniority, department: c.department, tags: data.contacts[i].tags,
-      suppressed: data.contacts[i].suppressed, created_at: c.created_at, updated_at: c.updated_at,
-    };
-    w.emit('contact.created', contact);
-  });
-  for (const c of campaigns) w.emit('campaign.created', toCampaign({ ...c, status: 'draft', audience_count: 0, launched_at: null, updated_at: c.created_at }));
-  for (const c of campaigns) {
-    if (c.launched_at !== null) w.emit('campaign.launched', toCampaign(c), { status: 'draft', launched_at: null, audience_count: 0 });
+  // Each record as the API answered it when its event was recorded (computed fields given, so the
+  // kernel's presentation runs no query).
+  const as = <T extends object>(rows: T[], extra: (row: T, i: number) => object) => rows.map((row, i) => ({ ...row, ...extra(row, i) }) as unknown as Row);
+  for (const company of await present(companyResource, w.tx, w.scope, as(companies, () => ({ contact_count: 0 })))) w.emit('company.created', company);
+  const presentedLists = await present(listResource, w.tx, w.scope, as(lists, () => ({ member_count: 0 })));
+  for (const list of presentedLists) w.emit('list.created', list);
+  const suppression = presentedLists.find((l) => l.id === suppressionList.id)!;
+  w.emit('list.entries_added', { ...suppression, member_count: entries.length, added: entries.map((e) => e.value) });
+  const people = await present(contactResource, w.tx, w.scope, as(contacts, (_c, i) => ({ suppressed: data.contacts[i].suppressed })));
+  for (const contact of people) w.emit('contact.created', contact);
+  const drafts = await present(campaignResource, w.tx, w.scope, as(campaigns, (c) => ({ status: 'draft', audience_count: 0, launched_at: null, updated_at: c.created_at })));
+  for (const campaign of drafts) w.emit('campaign.created', campaign);
+  for (const launched of await present(campaignResource, w.tx, w.scope, as(campaigns.filter((c) => c.launched_at !== null), () => ({})))) {
+    w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
 
   return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length };
 }
 
-// Every table holding a tenant's data, children first. API keys and idempotency records are kept.
-const DATA_TABLES = ['campaign_enrollments', 'campaigns', 'contacts', 'companies', 'list_entries', 'lists', 'usage_transactions'] as const;
 
 /**
  * Replaces everything in the tenant's data set with a fresh sandbox data set and starting credits.
  * The event sequence keeps counting up, so a live stream simply sees `sandbox.reset` and the new data.
  */
 export async function resetSandbox(w: WriteContext, startingCredits: number): Promise<SandboxReset> {
-  const { orgId, mode } = w.scope;
-  for (const table of DATA_TABLES) await w.tx.deleteFrom(table).where('org_id', '=', orgId).where('mode', '=', mode).execute();
-  const events = await w.tx.deleteFrom('events').where('org_id', '=', orgId).where('mode', '=', mode).executeTakeFirst();
-  await w.tx.deleteFrom('counters').where('org_id', '=', orgId).where('mode', '=', mode).where('name', 'not in', ['events', EVENTS_REMOVED]).execute();
+  const { orgId } = w.scope;
+  // Every table of the registry's groups; API keys and idempotency records are kept.
+  for (const table of dataTables) await deleteIn(w.tx, table, w.scope).execute();
+  const events = await deleteIn(w.tx, 'events', w.scope).executeTakeFirst();
+  await deleteIn(w.tx, 'counters', w.scope).where('name', 'not in', ['events', EVENTS_REMOVED]).execute();
   w.count(EVENTS_REMOVED, Number(events.numDeletedRows));
   const summary = sandboxSummary();
   w.emit('sandbox.reset', { id: orgId, reset: true, ...summary });

@@ -1,0 +1,181 @@
+// defineResource: one typed object describes a resource group (its table, fields, filters, counters,
+// events, relations and hooks); the kernel derives from it the request and response schemas, the
+// tenant-scoped store (store.ts) and the CRUD routes (routes.ts). Plain data and functions: every
+// generated query and route can be read by following ordinary calls.
+import { Type, type TSchema } from 'typebox';
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { PageRequest } from '../pagination.ts';
+import { PageQuery, Str, Timestamp } from '../schemas.ts';
+import type { Scope } from '../scope.ts';
+import type { RouteMessages } from '../validation.ts';
+import type { WriteContext } from '../write.ts';
+import type { Field } from './fields.ts';
+import type { TenantTable } from './tenancy.ts';
+
+/** How a query parameter compares with its column. */
+export type FilterOp = 'eq' | 'eq_ci' | 'contains' | 'gte' | 'lte' | 'lt' | 'has';
+
+export interface FilterSpec {
+  /** The field (column) compared; defaults to the parameter's name. */
+  field?: string;
+  op: FilterOp;
+  description?: string;
+  /** The parameter's schema when the field's own does not fit (a bound of a range, say). */
+  schema?: TSchema;
+  /** Turns the given value into the stored form (normalization); null matches nothing. */
+  normalize?: (value: never) => unknown;
+}
+
+export type Row = Record<string, unknown> & { id: string; created_at: number; updated_at: number };
+export type ApiRecord = Record<string, unknown> & { id: string };
+export type CrudOp = 'list' | 'create' | 'get' | 'update' | 'delete';
+
+export interface Hooks {
+  /**
+   * Checks and completes a row about to be written (`before` is absent on create): derives stored
+   * columns, checks references that need more than existence, throws the group's own errors.
+   */
+  beforeWrite?(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void>;
+  /** Runs after the row is written (or queued to be), before the event is recorded. */
+  afterWrite?(w: WriteContext, row: Row, ctx: { before?: Row }): Promise<void>;
+  /** Refuses or prepares a delete (`query` is the route's query string). */
+  beforeDelete?(w: WriteContext, row: Row, query: Record<string, unknown>): Promise<void>;
+  /** Adds the computed fields of the API form to a page of records, with one query for all of them. */
+  enrich?(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void>;
+  /** Replaces the kernel's page query, for a group with its own index strategy. */
+  list?(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>, page: PageRequest, total: () => Promise<number>): Promise<Row[]>;
+  /** Replaces the kernel's exact count. */
+  count?(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>): Promise<number>;
+  /** Replaces the kernel's read of one record (a hot path answered by one fixed statement). */
+  read?(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: string): Promise<ApiRecord>;
+}
+
+export interface ResourceDefinition {
+  /** Singular, for events and messages: `contact` makes `contact.created`. */
+  name: string;
+  /** The URL segment and the plural in messages: `contacts`. */
+  plural: string;
+  /** Id prefix: `con` makes `con_01J…`. */
+  prefix: string;
+  table: TenantTable;
+  /** OpenAPI tag and its description. */
+  tag: string;
+  tagDescription: string;
+  /** The 404 message of an unknown id: `Contact not found`. */
+  notFound: string;
+  fields: Record<string, Field>;
+  /** Fields answered but not stored: filled by `hooks.enrich`. */
+  computed?: Record<string, TSchema>;
+  filters?: Record<string, FilterOp | FilterSpec>;
+  /** A maintained total of the tenant's rows (the `counters` table), read for the unfiltered total. */
+  counter?: string;
+  /** Tables of records owned by this group beside its own (cleared with it by the sandbox reset). */
+  ownedTables?: TenantTable[];
+  hooks?: Hooks;
+  /** Route options: operations to leave out (a group's own routes replace them), texts, messages. */
+  routes?: {
+    omit?: CrudOp[];
+    docs?: Partial<Record<CrudOp, { summary?: string; description?: string }>>;
+    messages?: RouteMessages;
+    /** Query string of DELETE (e.g. `cascade`). */
+    deleteQuery?: Record<string, TSchema>;
+    /** Error statuses each operation can answer beyond the common ones. */
+    errors?: Partial<Record<CrudOp, number[]>>;
+  };
+}
+
+/** A defined resource: its definition, the schemas derived from it and its resolved filters. */
+const idParams = (r: ResourceDefinition) =>
+  Type.Object({ id: Str({ description: `Identifier of the ${r.name}`, maxLength: 64, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }) });
+
+export interface Resource extends ResourceDefinition {
+  schemas: { record: TSchema; create: TSchema; update: TSchema; query: TSchema; params: ReturnType<typeof idParams> };
+  resolvedFilters: Array<{ param: string; column: string; op: FilterOp; normalize?: (value: never) => unknown }>;
+  /** Relations of other resources to this one; filled by `linkResources` when the registry loads. */
+  dependents: Array<{ resource: Resource; column: string; onDelete: 'restrict' | 'cascade' | 'set null' }>;
+  /** The resource each `ref` field points at, by field name; filled by `linkResources`. */
+  refTargets: Map<string, Resource>;
+}
+
+export const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
+const article = (s: string) => (/^[aeiou]/i.test(s) ? 'an' : 'a');
+export const titleOf = (r: ResourceDefinition) => capitalized(r.name);
+export const withArticle = (s: string) => `${article(s)} ${s}`;
+
+function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, column: string): TSchema {
+  if (spec.schema) return spec.schema;
+  const f = r.fields[column];
+  if (!f) throw new Error(`${r.plural}: filter ${param} names no field ${column}`);
+  const description = spec.description ?? ({
+    eq: `Only ${r.plural} whose ${column} is exactly this`,
+    eq_ci: `Only ${r.plural} whose ${column} is this, ignoring case`,
+    contains: `Only ${r.plural} whose ${column} contains this text, ignoring case`,
+    gte: `Only ${r.plural} whose ${column} is at least this`,
+    lte: `Only ${r.plural} whose ${column} is at most this`,
+    lt: `Only ${r.plural} whose ${column} is before this`,
+    has: `Only ${r.plural} carrying this value in ${column}`,
+  } as const)[spec.op];
+  if (spec.op === 'has') return Str({ description, maxLength: 100 });
+  if (f.kind === 'text' || f.kind === 'email' || f.kind === 'url' || f.kind === 'ref') {
+    const examples = (f.input as { examples?: unknown[] }).examples;
+    return Str({ description, maxLength: Math.max(Number((f.input as { maxLength?: number }).maxLength ?? 200), 64), ...(examples ? { examples } : {}) });
+  }
+  return { ...f.input, description };
+}
+
+/** Defines a resource group; see the top of this file. */
+export function defineResource(definition: ResourceDefinition): Resource {
+  const r = definition;
+  const writable = Object.entries(r.fields).filter(([, f]) => !f.readOnly);
+  const optional = (f: Field) => Type.Optional(f.nullable ? Type.Union([f.input, Type.Null()]) : f.input);
+  const create: Record<string, TSchema> = {};
+  for (const [name, f] of writable) create[name] = f.required ? f.input : optional(f);
+  const update: Record<string, TSchema> = {};
+  for (const [name, f] of writable) if (!f.createOnly) update[name] = optional(f);
+  const id = Type.String({ description: `Identifier of the ${r.name}`, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
+  const record: Record<string, TSchema> = { id };
+  for (const [name, f] of Object.entries(r.fields)) record[name] = f.output;
+  Object.assign(record, r.computed ?? {}, {
+    created_at: Timestamp(`When the ${r.name} was created, unix seconds`),
+    updated_at: Timestamp(`When the ${r.name} last changed, unix seconds`),
+  });
+
+  const resolvedFilters: Resource['resolvedFilters'] = [];
+  const query: Record<string, TSchema> = { ...PageQuery };
+  for (const [param, given] of Object.entries(r.filters ?? {})) {
+    const spec = typeof given === 'string' ? { op: given } : given;
+    const column = spec.field ?? param;
+    query[param] = Type.Optional(filterSchema(r, param, spec, column));
+    resolvedFilters.push({ param, column, op: spec.op, normalize: spec.normalize });
+  }
+
+  return {
+    ...r,
+    schemas: {
+      record: Type.Object(record, { description: withArticle(r.name) }),
+      create: Type.Object(create, { additionalProperties: false, description: `A new ${r.name}` }),
+      update: Type.Object(update, { additionalProperties: false, description: 'Fields to change; null clears a field' }),
+      query: Type.Object(query, { additionalProperties: false }),
+      params: idParams(r),
+    },
+    resolvedFilters,
+    dependents: [],
+    refTargets: new Map(),
+  };
+}
+
+/** Resolves the relations between resources (each `ref` field becomes a dependent of its target). */
+export function linkResources(resources: Resource[]): void {
+  for (const target of resources) target.dependents.length = 0;
+  for (const resource of resources) {
+    for (const [column, f] of Object.entries(resource.fields)) {
+      if (!f.ref) continue;
+      const target = resources.find((t) => t.table === f.ref!.table);
+      if (!target) continue;
+      target.dependents.push({ resource, column, onDelete: f.ref.onDelete });
+      resource.refTargets.set(column, target);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+// The CRUD routes of a resource, generated from its definition: list (keyset pages with an exact
+// total, through the list cache), create, read, update (an empty body is 400) and delete. A group
+// leaves out any of them with `routes.omit` and adds its own operations in its routes file.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { canonicalJson } from '../canonical-json.ts';
+import { badRequest } from '../errors.ts';
+import { paginate } from '../pagination.ts';
+import { Data, DeletedSchema, errorResponses, ListOf } from '../schemas.ts';
+import { mutate } from '../write.ts';
+import { withArticle, type CrudOp, type Resource } from './define.ts';
+import { countRows, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
+
+const PAGING = new Set(['page', 'limit', 'cursor']);
+
+function docs(r: Resource, op: CrudOp): { summary: string; description: string } {
+  const filters = r.resolvedFilters.map((f) => `\`${f.param}\``).join(', ');
+  const generated: Record<CrudOp, { summary: string; description: string }> = {
+    list: { summary: `List ${r.plural}`, description: `Lists ${r.plural}, newest first, with an exact \`total\`.${filters ? ` Filters combine: ${filters}.` : ''}` },
+    create: { summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}.` },
+    get: { summary: `Get ${withArticle(r.name)}`, description: `Reads one ${r.name}; 404 \`${r.notFound}\` if it does not exist or was deleted.` },
+    update: { summary: `Update ${withArticle(r.name)}`, description: 'Changes the fields given; null clears a field. An empty body is 400 `No fields to update`.' },
+    delete: { summary: `Delete ${withArticle(r.name)}`, description: `Deletes ${withArticle(r.name)}; reading it afterwards is 404.` },
+  };
+  return { ...generated[op], ...r.routes?.docs?.[op] };
+}
+
+/** The generated CRUD routes of `r`, registered under the data API's prefix. */
+export function crudRoutes(r: Resource): FastifyPluginAsync {
+  return async (fastify: FastifyInstance) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const { database, lists } = app.services;
+    const db = database.db;
+    const omit = new Set(r.routes?.omit ?? []);
+    const tags = [r.tag];
+    const errors = (op: CrudOp, ...common: number[]) => errorResponses(...common, ...(r.routes?.errors?.[op] ?? []));
+    const config = { messages: r.routes?.messages ?? {} };
+    const params = r.schemas.params;
+    const base = `/${r.plural}`;
+
+    if (!omit.has('list')) {
+      app.get(base, {
+        config,
+        schema: { tags, ...docs(r, 'list'), querystring: r.schemas.query, response: { 200: ListOf(r.schemas.record, `A page of ${r.plural}`), ...errors('list') } },
+      }, (req, reply) => lists.answer(req, reply, (version) => {
+        const query = req.query as Record<string, unknown>;
+        const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
+        let total: Promise<number> | undefined;
+        const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
+        return paginate(req, query, {
+          fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count),
+          count,
+          keyOf: (row) => row.id,
+          map: (rows) => present(r, db, req.scope, rows),
+        });
+      }));
+    }
+
+    if (!omit.has('create')) {
+      app.post(base, {
+        config,
+        schema: { tags, ...docs(r, 'create'), body: r.schemas.create, response: { 201: Data(r.schemas.record, `The created ${r.name}`), ...errors('create') } },
+      }, (req, reply) => mutate(req, reply, 201, (w) => createRecord(r, w, req.body as Record<string, unknown>)));
+    }
+
+    if (!omit.has('get')) {
+      app.get(`${base}/:id`, {
+        schema: { tags, ...docs(r, 'get'), params, response: { 200: Data(r.schemas.record, `The ${r.name}`), ...errors('get', 404) } },
+      }, async (req) => ({ data: await readRecord(r, db, database.dialect, req.scope, (req.params as { id: string }).id) }));
+    }
+
+    if (!omit.has('update')) {
+      app.patch(`${base}/:id`, {
+        config,
+        schema: { tags, ...docs(r, 'update'), params, body: r.schemas.update, response: { 200: Data(r.schemas.record, `The updated ${r.name}`), ...errors('update', 404) } },
+      }, (req, reply) => {
+        const body = req.body as Record<string, unknown>;
+        if (Object.keys(body).length === 0) throw badRequest('No fields to update');
+        return mutate(req, reply, 200, (w) => updateRecord(r, w, (req.params as { id: string }).id, body));
+      });
+    }
+
+    if (!omit.has('delete')) {
+      app.delete(`${base}/:id`, {
+        schema: {
+          tags, ...docs(r, 'delete'), params,
+          ...(r.routes?.deleteQuery ? { querystring: Type.Object(r.routes.deleteQuery, { additionalProperties: false }) } : {}),
+          response: { 200: Data(DeletedSchema(r.prefix, r.name), `The ${r.name} was deleted`), ...errors('delete', 404) },
+        },
+      }, (req, reply) => mutate(req, reply, 200, (w) => deleteRecord(r, w, (req.params as { id: string }).id, (req.query ?? {}) as Record<string, unknown>)));
+    }
+  };
+}
+

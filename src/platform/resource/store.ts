@@ -1,0 +1,210 @@
+// The tenant-scoped store every resource gets from its definition: find-or-404, keyset lists with
+// exact totals, and create/update/delete that record their events (with `previous_attributes`), move
+// their counters and apply the relations of other resources (restrict, cascade, set null).
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { containsInsensitive, jsonArrayHas } from '../../db/sql.ts';
+import { conflict, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { PageRequest } from '../pagination.ts';
+import type { Scope } from '../scope.ts';
+import { readCounter, type WriteContext } from '../write.ts';
+import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
+import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
+
+type Query = Record<string, unknown>;
+
+/** The earlier values of the fields an update names (the `previous_attributes` of its event). */
+export function previous<T extends object>(before: T, input: object): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(input)) if (key in before) out[key as keyof T] = before[key as keyof T];
+  return out;
+}
+
+function toApi(r: Resource, row: Row): ApiRecord {
+  const out: ApiRecord = { id: row.id };
+  for (const [name, f] of Object.entries(r.fields)) out[name] = f.fromRow(row[name]);
+  for (const name of Object.keys(r.computed ?? {})) out[name] = row[name] ?? null;
+  out.created_at = Number(row.created_at);
+  out.updated_at = Number(row.updated_at);
+  return out;
+}
+
+/** The API form of rows, with their computed fields added for all of them at once. */
+export async function present(r: Resource, db: Kysely<DB>, scope: Scope, rows: Row[]): Promise<ApiRecord[]> {
+  const records = rows.map((row) => toApi(r, row));
+  // A write's hook may already know the computed values (read with its other checks): no query then.
+  const known = (row: Row) => Object.keys(r.computed ?? {}).every((name) => row[name] !== undefined);
+  if (rows.length > 0 && r.hooks?.enrich && !rows.every(known)) await r.hooks.enrich(db, scope, rows, records);
+  return records;
+}
+
+export const presentOne = async (r: Resource, db: Kysely<DB>, scope: Scope, row: Row) => (await present(r, db, scope, [row]))[0];
+
+const table = (r: Resource) => r.table as TenantTable;
+
+export async function findRow(r: Resource, db: Kysely<DB>, scope: Scope, id: string): Promise<Row | undefined> {
+  return (await selectIn(db, table(r), scope).selectAll().where(sql.ref('id'), '=', id).executeTakeFirst()) as Row | undefined;
+}
+
+/** The API form of one record, or 404. */
+export async function readRecord(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, id: string): Promise<ApiRecord> {
+  if (r.hooks?.read) return r.hooks.read(db, dialect, scope, id);
+  return presentOne(r, db, scope, await getRow(r, db, scope, id));
+}
+
+/** The row, or 404 with the resource's message. */
+export async function getRow(r: Resource, db: Kysely<DB>, scope: Scope, id: string): Promise<Row> {
+  const row = await findRow(r, db, scope, id);
+  if (!row) throw notFound(r.notFound);
+  return row;
+}
+
+const usedFilters = (r: Resource, query: Query) => r.resolvedFilters.filter((f) => query[f.param] !== undefined);
+
+/**
+ * The tenant's rows matching the query's filters; `base` replaces the tenant-scoped start (a group's
+ * own index path), and must be scoped to the tenant itself.
+ */
+export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, base?: ReturnType<typeof selectIn>) {
+  let q = base ?? selectIn(db, table(r), scope);
+  for (const f of usedFilters(r, query)) {
+    const given = query[f.param];
+    const value = (f.normalize?.(given as never) ?? given) as string | number;
+    const column = sql.ref(f.column);
+    if (f.op === 'eq') q = q.where(column, '=', value);
+    else if (f.op === 'eq_ci') q = q.where(sql<SqlBool>`lower(${column}) = ${String(value).toLowerCase()}`);
+    else if (f.op === 'contains') q = q.where(containsInsensitive(dialect, f.column, String(value)));
+    else if (f.op === 'has') q = q.where(jsonArrayHas(dialect, f.column, String(value)));
+    else q = q.where(column, f.op === 'gte' ? '>=' : f.op === 'lte' ? '<=' : '<', value);
+  }
+  return q;
+}
+
+/** One page in keyset order (newest first). */
+export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>): Promise<Row[]> {
+  if (r.hooks?.list) return r.hooks.list(db, dialect, scope, query, page, total);
+  let q = filtered(r, db, dialect, scope, query).selectAll();
+  if (page.after !== undefined) q = q.where(sql.ref('id'), '<', String(page.after));
+  return (await q.orderBy(sql.ref('id'), 'desc').limit(page.take).offset(page.offset).execute()) as Row[];
+}
+
+/** The exact number of rows matching the query; unfiltered, the maintained counter when there is one. */
+export async function countRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
+  if (r.hooks?.count) return r.hooks.count(db, dialect, scope, query);
+  if (r.counter && usedFilters(r, query).length === 0) return readCounter(db, scope, r.counter);
+  const row = await filtered(r, db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Checks in one statement that every reference given exists in the tenant; 404 naming the first absent. */
+async function checkRefs(r: Resource, w: WriteContext, values: Record<string, unknown>): Promise<void> {
+  const refs = Object.entries(r.fields).filter(([name, f]) => f.ref?.check && typeof values[name] === 'string');
+  if (refs.length === 0) return;
+  const found = await w.tx.selectNoFrom(() => refs.map(([name, f]) =>
+    selectIn(w.tx, f.ref!.table as TenantTable, w.scope).select(sql.ref('id').as('id')).where(sql.ref('id'), '=', values[name] as string).$castTo<{ id: string }>().as(name),
+  ) as never).executeTakeFirstOrThrow() as Record<string, string | null>;
+  for (const [name, f] of refs) {
+    if (found[name] === null) throw notFound(r.refTargets.get(name)?.notFound ?? `${f.ref!.table} not found`);
+  }
+}
+
+/** 409 naming the record of the tenant that already holds a unique value. */
+async function uniqueConflict(r: Resource, w: WriteContext, row: Record<string, unknown>, exceptId?: string): Promise<void> {
+  for (const [name, f] of Object.entries(r.fields)) {
+    const value = row[name];
+    if (!f.unique || value === null || value === undefined) continue;
+    let q = selectIn(w.tx, table(r), w.scope).select(sql.ref('id').as('id')).where(sql.ref(name), '=', value as string);
+    if (exceptId) q = q.where(sql.ref('id'), '!=', exceptId);
+    const holder = (await q.executeTakeFirst()) as { id: string } | undefined;
+    // On create the insert already lost to a holder (which may have gone since): always a conflict.
+    if (holder || !exceptId) throw conflict(`${capitalized(name)} ${String(value)} already belongs to ${holder ? `${r.name} ${holder.id}` : `another ${r.name}`}`);
+  }
+}
+
+/** The columns of a row, without the computed values a hook may have put beside them. */
+function withoutComputed(r: Resource, row: Record<string, unknown>): Record<string, unknown> {
+  if (!r.computed) return row;
+  const out = { ...row };
+  for (const name of Object.keys(r.computed)) delete out[name];
+  return out;
+}
+
+const hasUnique = (r: Resource) => Object.values(r.fields).some((f) => f.unique);
+
+export async function createRecord(r: Resource, w: WriteContext, input: Record<string, unknown>): Promise<ApiRecord> {
+  const row: Record<string, unknown> = { id: newId(r.prefix), ...tenantOf(w.scope), created_at: w.now, updated_at: w.now };
+  for (const [name, f] of Object.entries(r.fields)) {
+    const given = f.readOnly ? undefined : input[name];
+    row[name] = f.toRow(given === undefined ? f.default : given);
+  }
+  await checkRefs(r, w, input);
+  await r.hooks?.beforeWrite?.(w, row, { input });
+  const insert = w.tx.insertInto(table(r)).values(withoutComputed(r, row) as never);
+  if (hasUnique(r)) {
+    // The unique index decides between concurrent writers of one value; the loser names the winner.
+    const uniques = Object.entries(r.fields).filter(([, f]) => f.unique).map(([name]) => name);
+    // Unique indexes leave nulls out (`where <field> is not null`); the conflict target says so too.
+    const inserted = await insert.onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never).executeTakeFirst();
+    if (!inserted) await uniqueConflict(r, w, row);
+  } else {
+    w.later(insert);
+  }
+  if (r.counter) w.count(r.counter, 1);
+  await r.hooks?.afterWrite?.(w, row as Row, {});
+  const record = await presentOne(r, w.tx, w.scope, row as Row);
+  w.emit(`${r.name}.created`, record);
+  return record;
+}
+
+export async function updateRecord(r: Resource, w: WriteContext, id: string, input: Record<string, unknown>): Promise<ApiRecord> {
+  const before = await getRow(r, w.tx, w.scope, id);
+  const old = await presentOne(r, w.tx, w.scope, before);
+  const changes: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) changes[name] = r.fields[name].toRow(value);
+  const changedRefs = Object.fromEntries(Object.entries(input).filter(([name, v]) => r.fields[name].ref && v !== before[name]));
+  await checkRefs(r, w, changedRefs);
+  await r.hooks?.beforeWrite?.(w, changes, { before, input });
+  const uniqueChanged = Object.fromEntries(Object.entries(changes).filter(([name, v]) => r.fields[name]?.unique && v !== before[name]));
+  if (Object.keys(uniqueChanged).length > 0) await uniqueConflict(r, w, uniqueChanged, id);
+  changes.updated_at = w.now;
+  await updateIn(w.tx, table(r), w.scope).set(withoutComputed(r, changes) as never).where(sql.ref('id'), '=', id).execute();
+  const after = { ...before, ...changes } as Row;
+  await r.hooks?.afterWrite?.(w, after, { before });
+  const record = await presentOne(r, w.tx, w.scope, after);
+  w.emit(`${r.name}.updated`, record, previous(old, input));
+  return record;
+}
+
+/** Applies the relations of other resources to a row about to be deleted. */
+async function applyDependents(r: Resource, w: WriteContext, id: string): Promise<void> {
+  for (const dep of r.dependents) {
+    const children = () => selectIn(w.tx, table(dep.resource), w.scope).where(sql.ref(dep.column), '=', id);
+    if (dep.onDelete === 'restrict') {
+      const { n } = await children().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      if (Number(n) > 0) throw conflict(`${capitalized(r.name)} has ${n} ${dep.resource.plural}; delete or move them first`);
+    } else if (dep.onDelete === 'cascade') {
+      const result = await deleteIn(w.tx, table(dep.resource), w.scope).where(sql.ref(dep.column), '=', id).executeTakeFirst();
+      if (dep.resource.counter) w.count(dep.resource.counter, -Number(result.numDeletedRows));
+    } else {
+      // Each record that loses its reference changes: it gets a new updated_at and its event.
+      const rows = (await children().selectAll().execute()) as Row[];
+      if (rows.length === 0) continue;
+      await updateIn(w.tx, table(dep.resource), w.scope).set({ [dep.column]: null, updated_at: w.now } as never).where(sql.ref(dep.column), '=', id).execute();
+      const records = await present(dep.resource, w.tx, w.scope, rows.map((row) => ({ ...row, [dep.column]: null, updated_at: w.now })));
+      for (const record of records) w.emit(`${dep.resource.name}.updated`, record, { [dep.column]: id, updated_at: rows.find((x) => x.id === record.id)!.updated_at });
+    }
+  }
+}
+
+export async function deleteRecord(r: Resource, w: WriteContext, id: string, query: Record<string, unknown> = {}): Promise<{ id: string; deleted: true }> {
+  const before = await getRow(r, w.tx, w.scope, id);
+  await r.hooks?.beforeDelete?.(w, before, query);
+  const record = await presentOne(r, w.tx, w.scope, before);
+  await applyDependents(r, w, id);
+  await deleteIn(w.tx, table(r), w.scope).where(sql.ref('id'), '=', id).execute();
+  if (r.counter) w.count(r.counter, -1);
+  w.emit(`${r.name}.deleted`, record);
+  return { id, deleted: true };
+}
