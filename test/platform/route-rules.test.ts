@@ -71,7 +71,7 @@ describe('routes that take no body', () => {
   it('refuses a launch with a body: 422 naming the field, still a draft, no credit spent', async () => {
     const list = (await t.test.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data;
     expect((await t.test.post('/v1/contacts', { list_id: list.id, name: 'Ada' })).statusCode).toBe(201);
-    const campaign = (await t.test.post('/v1/campaigns', { name: 'Dry run?', list_id: list.id })).json().data;
+    const campaign = (await t.test.post('/v1/campaigns', { name: 'Dry run?', list_id: list.id, steps: [{ channel: 'email', subject: 'Hello' }] })).json().data;
     const balance = async () => (await t.test.get('/v1/usage')).json().data.balance as number;
     const before = await balance();
 
