@@ -9,8 +9,9 @@ import pino from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { authenticate, KeyCache } from './platform/auth.ts';
-import { frameworkErrorHandler, installErrorHandler } from './platform/error-handler.ts';
+import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
+import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
+import { installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
 import { claim, settle } from './platform/idempotency.ts';
 import { ClaimLeases } from './platform/idempotency-lease.ts';
@@ -25,8 +26,10 @@ import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
 import { WriteQueue } from './platform/write.ts';
+import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { LinkCache } from './platform/targeting.ts';
+import { noteAnswered, routeFailedExpectations, serverOptions } from './platform/transport.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
@@ -38,8 +41,6 @@ export interface AppOptions {
   logger?: FastifyServerOptions['loggerInstance'];
 }
 
-/** The data API and key management need a credential; health and the reference do not. */
-const isApiRoute = (url: string | undefined) => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 const LOG_BATCH_BYTES = 12 * 1024;
@@ -65,7 +66,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    frameworkErrors: frameworkErrorHandler,
+    ...serverOptions(config),
+    frameworkErrors: routerErrorHandler,
     forceCloseConnections: 'idle',
     // Requests that reach a closing server on a kept-alive connection are still answered (with
     // `Connection: close`, see onSend) rather than refused with a body outside the error shape.
@@ -73,7 +75,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  routeFailedExpectations(app);
   recordRoutes(app);
+  installRouteRules(app);
   // Bodies are JSON only: text/plain (parsed by default) gets 415 like any other media type.
   app.removeContentTypeParser('text/plain');
 
@@ -116,13 +120,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('idempotency', undefined);
 
   installErrorHandler(app);
-  const authDeps = { database, keys: app.services.keys, links: app.services.links, limiter, limits };
+  const authDeps = authDepsOf(app.services);
 
   // These hooks run on every request: they take callbacks and finish synchronously on their common
   // paths (a cached key, a read), so no promise is made for them.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (request.is404 || request.routeOptions.config.public || !isApiRoute(request.routeOptions.url)) return done();
+    const refusal = refusalOf(request);
+    if (refusal || request.is404) return chargeEarly(authDeps, request, reply, refusal, done);
+    if (request.routeOptions.config.public || !isApiPath(request.routeOptions.url)) return done();
     let pending;
     try {
       pending = authenticate(authDeps, request, reply);
@@ -141,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     // While shutting down, a response in flight closes its connection, so the server can stop.
     if (closing.signal.aborted) reply.header('connection', 'close');
+    noteAnswered(request.raw);
     if (!request.idempotency || request.idempotency.stored) return done(null, payload);
     settle(database.db, request, reply.statusCode, payload).then(() => done(null, payload), done);
   });

@@ -25,6 +25,8 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   webhookDisableAfterSeconds: number;
   webhookDeliveryRetentionDays: number;
+  /** Longest a client may take to send a whole request (line, headers and body). */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,5 +92,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule: Object.freeze(seconds(env, 'WEBHOOK_RETRY_SCHEDULE', WEBHOOK_RETRIES)),
     webhookDisableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600, 1),
     webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
   });
 }

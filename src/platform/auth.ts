@@ -14,6 +14,7 @@ import type { RateLimitDecision, RateLimiter, RateLimits } from './rate-limit/ra
 import type { Scope } from './scope.ts';
 import { grants, requiredScope } from './scopes.ts';
 import { targetOf, TARGET_MESSAGES, type LinkCache } from './targeting.ts';
+import type { Services } from './services.ts';
 import { hashToken, looksLikeJwt } from './tokens.ts';
 
 export interface AuthedKey {
@@ -79,6 +80,11 @@ export interface AuthDeps {
   limiter: RateLimiter;
   limits: RateLimits;
 }
+
+/** What authentication needs, taken from the app's services. */
+export const authDepsOf = ({ database, keys, links, limiter, config }: Services): AuthDeps => ({
+  database, keys, links, limiter, limits: { perSecond: config.rateLimitPerSecond, perMinute: config.rateLimitPerMinute },
+});
 
 /** A cached key answers synchronously; only a miss queries the store. */
 function lookup(deps: AuthDeps, token: string): AuthedKey | null | Promise<AuthedKey | null> {

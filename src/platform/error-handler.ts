@@ -1,7 +1,7 @@
 // The one place errors become responses. Client mistakes get their 4xx with a clear `detail`;
 // an unavailable store is 503; anything else is a 500 whose body never carries internals.
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
 import { toValidationError, type RouteMessages } from './validation.ts';
 
@@ -11,9 +11,6 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'Content-Length does not match the body'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'Request body is empty; send a JSON object or omit the Content-Type header'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'Request body is not valid JSON'],
-  FST_ERR_BAD_URL: [400, 'Malformed URL'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, 'A path segment of the URL is too long'],
-  FST_ERR_ASYNC_CONSTRAINT: [400, 'Bad request'],
 };
 
 // Connection-level failures of either store: the request may succeed once the store is back.
@@ -31,14 +28,20 @@ function isUniqueViolation(error: { code?: unknown; errcode?: unknown; message?:
   return error.code === '23505' || error.errcode === 2067 || error.errcode === 1555 || /UNIQUE constraint failed/.test(error.message ?? '');
 }
 
-/** Errors the router raises before any hook runs (a malformed or over-long URL): same body and request id. */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [status, detail] = FASTIFY_ERRORS[error.code] ?? [400, 'Bad request'];
-  reply.header('x-request-id', request.id).code(status).send({ detail });
+/**
+ * A client that hangs up before its request is complete: its body reader fails with "aborted". It is
+ * the client's doing, not the store's, and nobody is left to answer.
+ */
+function isClientAbort(error: { code?: unknown }, request: FastifyRequest): boolean {
+  return request.raw.readableAborted || (error.code === 'ECONNRESET' && request.raw.socket?.destroyed === true);
 }
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { errcode?: unknown }, request, reply) => {
+    if (isClientAbort(error, request)) {
+      request.log.info({ code: error.code }, 'client abort: the connection closed before the request was complete');
+      return reply.code(400).send({ detail: 'The connection closed before the request was complete' });
+    }
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
       return reply.code(error.status).send(error.body());

@@ -7,10 +7,14 @@ export type ErrorKind =
   | 'payment_required'
   | 'forbidden'
   | 'not_found'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
+  | 'expectation_failed'
   | 'validation'
+  | 'header_fields_too_large'
   | 'rate_limited'
   | 'unavailable'
   | 'internal';
@@ -21,10 +25,14 @@ const STATUS: Record<ErrorKind, number> = {
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   validation: 422,
+  header_fields_too_large: 431,
   rate_limited: 429,
   unavailable: 503,
   internal: 500,

@@ -100,7 +100,9 @@ export const ListOf = <T extends TSchema>(item: T, description: string) =>
 export const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, 1-indexed; ignored when `cursor` is given', examples: [1] })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items per page, 1 to 200', examples: [50] })),
-  cursor: Type.Optional(Type.String({ maxLength: 512, description: 'Opaque `next_cursor` from a previous page; takes precedence over `page`' })),
+  // No length bound here: a cursor that is not one issued, whatever its length, is 400 `bad_request`
+  // from the paging helper (pagination.ts), never a 422.
+  cursor: Type.Optional(Type.String({ description: 'Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.', examples: ['eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl'] })),
 };
 
 export const DeletedSchema = (prefix: string, what: string) =>

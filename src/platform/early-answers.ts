@@ -1,0 +1,58 @@
+// Answers made before a route runs: an unknown route, a URL the router refuses (over-long path
+// segment, bad percent-encoding), a request without `Host`, an `Expect` the server cannot meet. They
+// are answered in the error shape like any other, and on the API's paths the caller is charged as
+// for any request, so the answer carries the rate-limit headers (of the key's organization, or of
+// the client address when the key is missing or invalid) and a caller over its budget gets 429.
+// The protocol error is answered rather than a 401: what is wrong with the request comes first.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { authDepsOf, authenticate, type AuthDeps } from './auth.ts';
+import { AppError, badRequest } from './errors.ts';
+import { EXPECTATION_DETAIL, expectationFailed } from './transport.ts';
+
+const ROUTER_ERRORS: Record<string, () => AppError> = {
+  FST_ERR_BAD_URL: () => badRequest('Malformed URL'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError('uri_too_long', 'A path segment of the URL is too long (at most 100 characters)'),
+};
+
+/** The data API and key management; health, the OpenAPI document and the reference are outside. */
+export const isApiPath = (url: string | undefined): boolean => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
+
+/** What the platform refuses in any request before routing it, or undefined. */
+export function refusalOf(request: FastifyRequest): AppError | undefined {
+  const raw = request.raw;
+  if (expectationFailed(raw)) return new AppError('expectation_failed', EXPECTATION_DETAIL, { headers: { connection: 'close' } });
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
+  if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
+    return new AppError('bad_request', 'Host header is required', { headers: { connection: 'close' } });
+  }
+  return undefined;
+}
+
+/**
+ * Charges the caller of an answer made before its route; calls `done` with the error to answer: a 429
+ * when the caller is over its budget, else `answer` (undefined lets the request go on to its handler).
+ */
+export function chargeEarly(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, answer: AppError | undefined, done: (error?: Error) => void): void {
+  if (!isApiPath(request.url)) return done(answer);
+  const settle = (error: unknown) => done(error instanceof AppError && error.status === 429 ? error : answer);
+  let pending;
+  try {
+    pending = authenticate(deps, request, reply);
+  } catch (error) {
+    return settle(error);
+  }
+  if (pending) pending.then(() => done(answer), settle);
+  else done(answer);
+}
+
+/** Fastify's `frameworkErrors`: errors of the router, raised before any hook runs. */
+export function routerErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  chargeEarly(authDepsOf(request.server.services), request, reply, (ROUTER_ERRORS[error.code] ?? (() => badRequest('Bad request')))(), (answer) => {
+    const appError = answer as AppError;
+    if (appError.headers) reply.headers(appError.headers);
+    reply.code(appError.status).send(appError.body());
+    // No hook runs for these requests: this is their request line.
+    request.log.info({ method: request.method, route: 'unknown', status: appError.status, org: request.scope?.orgId }, 'request');
+  });
+}

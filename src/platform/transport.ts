@@ -1,0 +1,135 @@
+// The HTTP server's own limits, and the answers Node's HTTP layer makes before Fastify sees a
+// request: a malformed request line or header, headers over the size limit, a request not received
+// in time, an `Expect` other than `100-continue`. Every one of them answers in the error shape
+// (`{"detail": …}` with a request id) instead of Node's or Fastify's own bodies, and closes the
+// connection, since what is left on it cannot be trusted.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import { AppError } from './errors.ts';
+
+/** Request line and headers together; room for the 20,000-character query values the API accepts. */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+const DETAIL = {
+  timeout: 'The request was not received in time; send the whole request, body included, within the time limit',
+  tooLarge: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`,
+  malformed: 'Malformed HTTP request: the request line, a header or the body framing is invalid',
+  expectation: 'Expectation Failed: the only expectation supported is `Expect: 100-continue`',
+};
+
+/**
+ * How often Node looks for requests that are late, and how early the deadline is set so that a late
+ * request is cut within `requestTimeoutMs` of its start, never after it.
+ */
+export function requestDeadline(requestTimeoutMs: number): { checkEveryMs: number; timeoutMs: number } {
+  const checkEveryMs = Math.min(1000, Math.max(10, Math.floor(requestTimeoutMs / 10)));
+  return { checkEveryMs, timeoutMs: requestTimeoutMs - checkEveryMs };
+}
+
+/** Options of the HTTP server (Fastify's `http`, `requestTimeout` and `clientErrorHandler`). */
+export function serverOptions(config: Config) {
+  const deadline = requestDeadline(config.requestTimeoutMs);
+  const http: ServerOptions = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    // A request without Host is refused by the platform (early-answers.ts) in the error shape,
+    // not by Node with an empty body.
+    requireHostHeader: false,
+    // Headers, like the whole request, must arrive within the deadline (slow-header clients).
+    headersTimeout: deadline.timeoutMs,
+    connectionsCheckingInterval: deadline.checkEveryMs,
+  };
+  // The deadline covers receiving the request only: once it has arrived, a long answer (the live
+  // event stream) is not cut.
+  return { http, requestTimeout: deadline.timeoutMs, clientErrorHandler };
+}
+
+function rawAnswer(status: number, detail: string): string {
+  const body = JSON.stringify({ detail });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-request-id: ${randomUUID()}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+function classify(code: string | undefined): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, DETAIL.timeout];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, DETAIL.tooLarge];
+  return [400, DETAIL.malformed];
+}
+
+/** The request a socket is serving, when Fastify is reading its body and has not answered yet. */
+function readingBody(socket: Socket): IncomingMessage | undefined {
+  const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (!res || res.headersSent || !res.req || res.req.complete) return undefined;
+  return res.req.listenerCount('error') > 0 ? res.req : undefined;
+}
+
+/**
+ * Requests answered before their body arrived (a 401 or 429 refuses before reading it), by socket.
+ * Node keeps reading and discarding such a body so the connection can serve the next request; if
+ * the rest never comes, the deadline closes the connection without a second answer to the request.
+ */
+const answeredEarly = new WeakMap<Socket, IncomingMessage>();
+
+export function noteAnswered(req: IncomingMessage): void {
+  if (!req.complete && req.socket) answeredEarly.set(req.socket, req);
+}
+
+/** Fastify's `clientErrorHandler`: Node's HTTP parser or its request deadline refused the connection. */
+function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (answeredEarly.get(socket)?.complete === false) {
+    socket.destroy();
+    return;
+  }
+  const request = readingBody(socket);
+  // The client hung up mid-request: nobody is left to answer. A body reader logs it as a client
+  // abort when the socket goes (error-handler.ts); otherwise it is logged here.
+  if (error.code === 'HPE_INVALID_EOF_STATE') {
+    if (!request) this.log.info({ code: error.code }, 'client abort: the connection closed before the request was complete');
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = classify(error.code);
+  // A body that stalls or breaks its framing mid-way: the route's body reader gets the error, so the
+  // answer goes through the error handler with the request's id and rate-limit headers (and is
+  // logged by its request line).
+  if (request) {
+    const kind = status === 408 ? 'request_timeout' : 'bad_request';
+    request.emit('error', new AppError(kind, detail, { headers: { connection: 'close' } }));
+    return;
+  }
+  this.log.info({ status, code: error.code }, 'client error');
+  const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (!socket.writable || res?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  socket.setTimeout(1000, () => socket.destroy());
+  socket.end(rawAnswer(status, detail), () => socket.destroy());
+}
+
+/**
+ * Requests whose `Expect` is not `100-continue` go through Fastify like any other (so the answer
+ * carries the caller's rate-limit headers), marked to be refused with 417 before their route runs.
+ */
+const failedExpectations = new WeakSet<IncomingMessage>();
+
+export function routeFailedExpectations(app: FastifyInstance): void {
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    failedExpectations.add(req);
+    app.routing(req, res);
+  });
+}
+
+export const expectationFailed = (req: IncomingMessage): boolean => failedExpectations.has(req);
+
+export const EXPECTATION_DETAIL = DETAIL.expectation;

@@ -1,0 +1,123 @@
+// Rules the platform applies to every route, walked over the whole route table so that routes added
+// later are held to them too: unknown query parameters are 422 naming them; a route that takes no
+// body refuses one with 422 and changes nothing; a malformed cursor of any length is 400 bad_request.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenant, testApp } from '../helpers/app.ts';
+
+let app: FastifyInstance;
+let t: Awaited<ReturnType<typeof tenant>>;
+beforeAll(async () => {
+  app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  t = await tenant(app);
+});
+afterAll(() => app.close());
+
+interface Operation { requestBody?: unknown }
+
+/** Every operation of the route table, with whether its OpenAPI operation documents a body. */
+async function operations() {
+  const doc = (await t.live.get('/v1/openapi.json')).json() as { paths: Record<string, Record<string, Operation>> };
+  return app.routeTable
+    .filter((route) => route.url.startsWith('/v1/') || route.url.startsWith('/auth/v1/'))
+    .filter((route) => !route.public)
+    .map((route) => {
+      const documented = doc.paths[route.url.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+      expect(documented, `${route.method} ${route.url} is documented`).toBeDefined();
+      // Ids that match no object: validation is answered before the handler looks anything up.
+      return { ...route, path: route.url.replace(/:(\w+)/g, 'zz_000'), takesBody: documented?.requestBody !== undefined };
+    });
+}
+
+const label = (r: { method: string; url: string }) => `${r.method} ${r.url}`;
+
+describe('unknown query parameters', () => {
+  it.each([
+    ['/v1/usage?foo=1'],
+    ['/v1/usage/transactions?foo=1'],
+    ['/auth/v1/api-keys?limit=1'],
+    ['/v1/lists?foo=1'],
+  ])('refuses %s with 422 naming the parameter', async (url) => {
+    const res = await t.live.get(url);
+    expect(res.statusCode, res.body).toBe(422);
+    const name = url.split('?')[1].split('=')[0];
+    expect(res.json()).toEqual({ detail: [{ loc: ['query', name], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+  });
+
+  it('refuses them on a route with an id, which still answers without them', async () => {
+    const list = (await t.live.post('/v1/lists', { name: 'Query rule', type: 'contacts' })).json().data;
+    expect((await t.live.get(`/v1/lists/${list.id}?foo=1&bar=2`)).json().detail.map((e: { loc: string[] }) => e.loc)).toEqual([['query', 'foo'], ['query', 'bar']]);
+    expect((await t.live.get(`/v1/lists/${list.id}`)).statusCode).toBe(200);
+  });
+
+  it('refuses them on every route of the table, and on the operational endpoints', async () => {
+    for (const route of await operations()) {
+      if (route.takesBody) continue; // a body's own errors are answered first
+      const res = await t.live(route.method as 'GET', `${route.path}?zz_unknown=1`);
+      expect(res.statusCode, `${label(route)} ${res.body}`).toBe(422);
+      expect(res.json().detail, label(route)).toContainEqual({ loc: ['query', 'zz_unknown'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+    }
+    expect((await t.live.get('/healthz?zz_unknown=1')).statusCode).toBe(422);
+    expect((await t.live.get('/healthz')).statusCode).toBe(200);
+  });
+
+  it('still refuses them without a credential with 401 first', async () => {
+    const res = await app.inject({ method: 'GET', url: '/v1/usage?foo=1' });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('routes that take no body', () => {
+  it('refuses a launch with a body: 422 naming the field, still a draft, no credit spent', async () => {
+    const list = (await t.test.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data;
+    expect((await t.test.post('/v1/contacts', { list_id: list.id, name: 'Ada' })).statusCode).toBe(201);
+    const campaign = (await t.test.post('/v1/campaigns', { name: 'Dry run?', list_id: list.id, steps: [{ channel: 'email', subject: 'Hello' }] })).json().data;
+    const balance = async () => (await t.test.get('/v1/usage')).json().data.balance as number;
+    const before = await balance();
+
+    const res = await t.test.post(`/v1/campaigns/${campaign.id}/launch`, { dry_run: true }, { 'idempotency-key': 'launch-with-body' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ detail: [{ loc: ['body', 'dry_run'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+    expect((await t.test.get(`/v1/campaigns/${campaign.id}`)).json().data.status).toBe('draft');
+    expect(await balance()).toBe(before);
+
+    // No body, or an empty object, is accepted; the refused request's key was not spent.
+    const launched = await t.test.post(`/v1/campaigns/${campaign.id}/launch`, {}, { 'idempotency-key': 'launch-with-body' });
+    expect(launched.statusCode, launched.body).toBe(201);
+    expect(launched.json().data.status).toBe('active');
+    const paused = await t.test('POST', `/v1/campaigns/${campaign.id}/pause`);
+    expect(paused.statusCode, paused.body).toBe(201);
+  });
+
+  it('refuses a delete with a body and keeps the object', async () => {
+    const list = (await t.live.post('/v1/lists', { name: 'Keep me', type: 'contacts' })).json().data;
+    for (const body of [{ cascade: true }, [1], '"text"', 42, true]) {
+      const res = await t.live('DELETE', `/v1/lists/${list.id}`, body, { 'content-type': 'application/json' });
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+      expect(res.json().detail[0].type).toBe('extra_forbidden');
+    }
+    expect((await t.live.get(`/v1/lists/${list.id}`)).statusCode).toBe(200);
+    expect((await t.live('DELETE', `/v1/lists/${list.id}`, {})).statusCode).toBe(200);
+  });
+
+  it('refuses a body on every route of the table that documents none', async () => {
+    const bodiless = (await operations()).filter((r) => !r.takesBody && r.method !== 'GET');
+    expect(bodiless.map(label)).toEqual(expect.arrayContaining(['POST /v1/campaigns/:id/launch', 'POST /v1/campaigns/:id/pause', 'POST /v1/campaigns/:id/resume', 'DELETE /v1/lists/:id']));
+    for (const route of bodiless) {
+      const res = await t.test(route.method as 'POST', route.path, { zz_extra: 1 });
+      expect(res.statusCode, `${label(route)} ${res.body}`).toBe(422);
+      expect(res.json().detail, label(route)).toEqual([{ loc: ['body', 'zz_extra'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
+    }
+  });
+});
+
+describe('malformed cursors of any length', () => {
+  it.each([1, 511, 512, 600, 5_000, 20_000])('answers a %i-character cursor 400 bad_request on every list', async (length) => {
+    const cursor = 'A'.repeat(Math.floor(length / 2)) + '.' + 'B'.repeat(length - Math.floor(length / 2) - 1);
+    for (const path of ['/v1/contacts', '/v1/lists', '/v1/events', '/v1/usage/transactions']) {
+      const res = await t.live.get(`${path}?cursor=${cursor.slice(0, length)}`);
+      expect(res.statusCode, `${path} ${res.body.slice(0, 200)}`).toBe(400);
+      expect(res.json()).toEqual({ type: 'bad_request', detail: expect.any(String) });
+    }
+  });
+});
