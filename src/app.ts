@@ -37,7 +37,7 @@ export interface AppOptions {
 /** The data API and key management need a credential; health and the reference do not. */
 const isApiRoute = (url: string | undefined) => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
-const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const LOG_BATCH_BYTES = 12 * 1024;
 const LOG_FLUSH_MS = 1000;

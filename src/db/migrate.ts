@@ -5,12 +5,14 @@ import type { Database } from './database.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.ts';
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
+import { customFields } from './migrations/0006-custom-fields.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
     '0001-initial': initial(database.dialect),
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
     '0003-tenant-keys': tenantKeys(database.dialect),
+    '0006-custom-fields': customFields(database.dialect),
   };
 }
 

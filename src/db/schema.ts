@@ -83,6 +83,7 @@ export interface ContactsTable extends Tenant {
   seniority: string | null;
   department: string | null;
   tags: unknown;
+  custom_fields?: unknown;
   created_at: number;
   updated_at: number;
 }
@@ -99,6 +100,7 @@ export interface CompaniesTable extends Tenant {
   linkedin_url: string | null;
   description: string | null;
   tags: unknown;
+  custom_fields?: unknown;
   created_at: number;
   updated_at: number;
 }
@@ -144,6 +146,31 @@ export interface UsageTransactionsTable extends Tenant {
   created_at: number;
 }
 
+/** A custom field's definition (see src/platform/resource/custom-fields.ts). */
+export interface FieldsTable extends Tenant {
+  id: string;
+  object: string;
+  name: string;
+  title: string;
+  data_type: string;
+  options: unknown;
+  required: number;
+  unique: number;
+  description: string | null;
+  list_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One row per record and set custom field: what filters, sorting and `unique` read. */
+export interface FieldValuesTable extends Tenant {
+  field_id: string;
+  record_id: string;
+  value_text: string | null;
+  value_num: number | null;
+  unique_value: string | null;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -158,5 +185,7 @@ export interface DB {
   campaign_enrollments: CampaignEnrollmentsTable;
   events: EventsTable;
   usage_transactions: UsageTransactionsTable;
+  fields: FieldsTable;
+  field_values: FieldValuesTable;
 }
 

@@ -37,6 +37,8 @@ export const companies = defineResource({
     max_employees: { field: 'employee_count', op: 'lte', schema: count('At most this many employees', 500) },
   },
   counter: 'companies',
+  customFields: true,
+  assert: { keys: [{ field: 'domain', normalize: normalizeDomain }] },
   hooks: { beforeWrite, afterWrite, enrich },
   routes: {
     docs: {
