@@ -72,6 +72,11 @@ export class WriteContext {
     this.#later.push(statement);
   }
 
+  /** Runs the statements queued so far now, so a later part of the same write reads what they wrote. */
+  async flush(): Promise<void> {
+    for (const q of this.#later.splice(0)) await q.execute();
+  }
+
   /** A point to return to with `rewind` (after rolling back to a savepoint taken with it). */
   mark(): { events: number; later: number; deltas: Map<string, number> } {
     return { events: this.#events.length, later: this.#later.length, deltas: new Map(this.#deltas) };

@@ -103,6 +103,8 @@ async function oneOf(r: Resource, w: WriteContext, input: Record<string, unknown
   await sql`savepoint assert_record`.execute(w.tx);
   try {
     const { action, record } = await assertRecord(r, w, input, match);
+    // The next records of the batch must see this one (a later record may assert the same key).
+    await w.flush();
     await sql`release savepoint assert_record`.execute(w.tx);
     return { action, id: record.id };
   } catch (error) {
