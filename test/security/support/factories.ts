@@ -51,6 +51,7 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/contacts': created('/v1/contacts'),
   '/v1/companies': created('/v1/companies'),
   '/v1/campaigns': created('/v1/campaigns'),
+  '/v1/fields': created('/v1/fields'),
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
 };
@@ -66,6 +67,11 @@ const REFERENCES: Record<string, string> = {
 const BODY_DEFAULTS: Record<string, (actor: Actor) => Record<string, unknown>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
+  // Field names are unique per object; enum fields need options.
+  'POST /v1/fields': () => ({ name: `f_${randomBytes(6).toString('hex')}`, data_type: 'text' }),
+  // An assert needs a natural key to match on.
+  'PUT /v1/contacts/assert': () => ({ work_email: `a${randomBytes(6).toString('hex')}@example.com` }),
+  'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
 };
 
 /** Routes where a live key may act on the other mode's objects by design (key management). */
