@@ -122,6 +122,9 @@ describe('custom field values', () => {
     const bad = await t.live.post('/v1/contacts', { list_id: list, custom_fields: Object.fromEntries(types.map(([name, , , no]) => [name, no])) });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail.map((e: { loc: string[] }) => e.loc.join('.')).sort()).toEqual(types.map(([name]) => `body.custom_fields.${name}`).sort());
+    const unstorable = await t.live.post('/v1/contacts', { list_id: list, custom_fields: { note: 'a\u0000b', billing_email: 'x\ud800@example.com' } });
+    expect(unstorable.statusCode).toBe(422);
+    expect(unstorable.json().detail.map((e: { type: string }) => e.type)).toEqual(['string_pattern_mismatch', 'string_pattern_mismatch']);
     const unknown = await t.live.post('/v1/contacts', { list_id: list, custom_fields: { nope: 1 } });
     expect(unknown.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'custom_fields', 'nope'], type: 'extra_forbidden' })]);
     expect((await t.live.get('/v1/contacts')).json().pagination.total).toBe(1);

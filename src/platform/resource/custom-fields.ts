@@ -76,6 +76,7 @@ export interface Encoded {
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_TEXT = 10_000;
+const STORABLE = /^[^\u0000\ud800-\udfff]*$/u;
 
 type Checked = { value: unknown; encoded: Encoded } | { error: [string, string] };
 
@@ -83,10 +84,13 @@ type Checked = { value: unknown; encoded: Encoded } | { error: [string, string] 
 export function checkValue(def: FieldDefinition, value: unknown): Checked {
   const ok = (v: unknown, text: string | null, num: number | null): Checked => ({ value: v, encoded: { text, num } });
   const values = def.options?.values ?? [];
+  // No store can hold NUL or a lone UTF-16 surrogate: refused here like everywhere else.
+  const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
+  if (strings.some((v) => !STORABLE.test(v))) return { error: ['String contains characters that are not allowed', 'string_pattern_mismatch'] };
   switch (def.data_type) {
     case 'text':
       if (typeof value !== 'string') return { error: ['Input should be a valid string', 'string_type'] };
-      if (value.length > MAX_TEXT || value.includes('\u0000')) return { error: [`String should have at most ${MAX_TEXT} characters`, 'string_too_long'] };
+      if (value.length > MAX_TEXT) return { error: [`String should have at most ${MAX_TEXT} characters`, 'string_too_long'] };
       return ok(value, value, null);
     case 'number':
     case 'currency':
