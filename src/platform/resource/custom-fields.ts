@@ -76,7 +76,7 @@ export interface Encoded {
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_TEXT = 10_000;
-const STORABLE = /^[^\u0000\ud800-\udfff]*$/u;
+const storable = (v: string) => !v.includes('\u0000') && !/\p{Cs}/u.test(v);
 
 type Checked = { value: unknown; encoded: Encoded } | { error: [string, string] };
 
@@ -86,7 +86,7 @@ export function checkValue(def: FieldDefinition, value: unknown): Checked {
   const values = def.options?.values ?? [];
   // No store can hold NUL or a lone UTF-16 surrogate: refused here like everywhere else.
   const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
-  if (strings.some((v) => !STORABLE.test(v))) return { error: ['String contains characters that are not allowed', 'string_pattern_mismatch'] };
+  if (strings.some((v) => !storable(v))) return { error: ['String contains characters that are not allowed', 'string_pattern_mismatch'] };
   switch (def.data_type) {
     case 'text':
       if (typeof value !== 'string') return { error: ['Input should be a valid string', 'string_type'] };
