@@ -44,6 +44,10 @@ export function customFields(dialect: Dialect) {
       // Deleting a record drops its values: found by record, not by field.
       await db.schema.createIndex('field_values_record').on('field_values').columns(['org_id', 'mode', 'record_id']).execute();
 
+      // Assert matches contacts by LinkedIn URL after the work e-mail (already indexed): an index
+      // read, not a scan of the tenant.
+      await db.schema.createIndex('contacts_linkedin').on('contacts').columns(['org_id', 'mode', 'linkedin_url']).execute();
+
       for (const table of CUSTOM_FIELD_TABLES) {
         await db.schema.alterTable(table).addColumn('custom_fields', json).execute();
       }
