@@ -9,6 +9,8 @@ const TITLES = [
 ];
 export const RARE_TITLE = 'Quantum Research Lead';
 export const RARE_SUBSTRING = 'quantum';
+/** Values of the `segment` custom field of the batch assert scenario; `gold` is one record in four. */
+export const SEGMENTS = ['gold', 'silver', 'bronze', 'none'];
 const COMPANIES = ['Analytical Engines', 'Bletchley Systems', 'Cobol Works', 'Semaphore Labs', 'Clu Software', 'TeX Press', 'Apollo Guidance', 'Unix Room'];
 const CITIES = [['London', 'GB'], ['Paris', 'FR'], ['Berlin', 'DE'], ['New York', 'US'], ['Toronto', 'CA'], ['Tokyo', 'JP']];
 const SENIORITY = ['entry', 'senior', 'manager', 'director', 'vp', 'c_suite'];

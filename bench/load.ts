@@ -3,7 +3,7 @@
 // precision (autocannon's own histogram keeps whole milliseconds). Prints one JSON document.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { contactFields } from './fixtures.ts';
+import { contactFields, SEGMENTS } from './fixtures.ts';
 
 export interface LoadSpec {
   url: string;
@@ -11,9 +11,9 @@ export interface LoadSpec {
   warmupSeconds: number;
   rounds: number;
   roundSeconds: number;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   /** `fixed`: the same request every time; `random-id`: path + a random id from idsFile; `create`: a new contact body each time. */
-  kind: 'fixed' | 'random-id' | 'create';
+  kind: 'fixed' | 'random-id' | 'create' | 'assert-batch';
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -74,6 +74,18 @@ function requestMaker(spec: LoadSpec): (req: Request) => Request {
         body,
         headers: { ...headers, 'content-type': 'application/json', ...(spec.idempotency ? { 'idempotency-key': `bench-${run}-${i}` } : {}) },
       };
+    };
+  }
+  if (spec.kind === 'assert-batch') {
+    // 100 new contacts per request, each with a custom field value the filter scenario reads.
+    const run = `${process.pid}-${Date.now()}`;
+    let n = 0;
+    return (req) => {
+      const records = Array.from({ length: 100 }, () => {
+        const i = n++;
+        return { list_id: spec.listId, ...contactFields(i), work_email: `batch.${run}.${i}@example.com`, custom_fields: { segment: SEGMENTS[i % SEGMENTS.length] } };
+      });
+      return { ...req, body: JSON.stringify({ records }), headers: { ...headers, 'content-type': 'application/json' } };
     };
   }
   return (req) => req;

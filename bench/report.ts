@@ -30,6 +30,9 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '6', name: '429 answers / scenario 1', value: ratio(s.s6_rate_limited.rejectedPerSecond, s.s1_get_one.rps), op: '>=', target: 1.5 },
     { id: '7a', name: 'GET one p50 at N / at 10k', value: s.s7_growth ? ratio(s.s1_get_one.p50, s.s7_growth.s1_get_one.p50) : null, op: '<=', target: 1.3 },
     { id: '7b', name: 'list p50 at N / at 10k', value: s.s7_growth ? ratio(s.s2_list_first_page.p50, s.s7_growth.s2_list_first_page.p50) : null, op: '<=', target: 1.3 },
+    // A batch must not be slower per record than single creates.
+    { id: '9', name: 'batch assert records/s / scenario 5', value: ratio(s.s9_assert_batch.recordsPerSecond, s.s5_create.rps), op: '>=', target: 1 },
+    { id: '10', name: 'custom field filter / scenario 1', value: ratio(s.s10_custom_field_filter.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
     { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
     { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
     { id: '9', name: 'webhook event-to-delivery p50 at 200 creates/s, ms', value: s.s9_delivery_latency.p50, op: '<=', target: 100 },
@@ -71,6 +74,8 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     `  10 webhook deliveries: ${num(s.s10_delivery_throughput.perSecond)}/s by ${s.s10_delivery_throughput.workers} worker process(es) × ${s.s10_delivery_throughput.concurrency} (${num(s.s10_delivery_throughput.deliveries)} deliveries)`,
     figureRow('10 GET one alone (API-only process)', s.s10_delivery_throughput.getAlone),
     figureRow('10 GET one during deliveries', s.s10_delivery_throughput.getDuring),
+    `${figureRow('11 PUT /v1/contacts/assert/batch (100 each)', s.s9_assert_batch)}  (${num(s.s9_assert_batch.recordsPerSecond)} records/s)`,
+    figureRow(`12 custom_fields.segment filter (total ${num(s.s10_custom_field_filter.total)})`, s.s10_custom_field_filter),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

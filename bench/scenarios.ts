@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { RARE_SUBSTRING } from './fixtures.ts';
+import { RARE_SUBSTRING, SEGMENTS } from './fixtures.ts';
 import type { LoadSpec, RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
@@ -46,6 +46,9 @@ export interface StoreResult {
     s5_create: Figure;
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
     s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
+    /** 100 contacts per request: records per second is 100 × rps. */
+    s9_assert_batch: Figure & { recordsPerSecond: number };
+    s10_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
   } & WebhookResults;
 }
@@ -241,6 +244,20 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
 
     const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
     await noteRss('s5');
+
+    // Scenarios 9 and 10: batch asserts of 100 new contacts carrying a custom field, then the first
+    // page filtered by that field (an index read on field_values, with its exact total).
+    const defined = await fetch(`${service.url}/v1/fields`, {
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ object: 'contacts', name: 'segment', data_type: 'enum', options: { values: SEGMENTS } }),
+    });
+    if (defined.status !== 201) throw new Error(`define field: ${defined.status} ${await defined.text()}`);
+    const s9raw = await load(service, { kind: 'assert-batch', method: 'PUT', path: '/v1/contacts/assert/batch', headers: auth, listId: big.listIds[0] });
+    const s9 = { ...s9raw, recordsPerSecond: s9raw.rps * 100 };
+    const filterPath = '/v1/contacts?limit=50&custom_fields.segment=gold';
+    const filtered = await getJson<{ pagination: { total: number } }>(`${service.url}${filterPath}`, big.token);
+    const s10 = { ...(await load(service, { kind: 'fixed', path: filterPath, headers: auth })), total: filtered.pagination.total };
+    await noteRss('s9');
     const after = await service.stats();
     await stop(service);
 
@@ -266,6 +283,8 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         s5_create: s5,
         s6_rate_limited: { ...s6raw, rejectedPerSecond: Math.round(perSecond('429')), allowedPerSecond: Math.round(perSecond('200')) },
         s7_growth: growth,
+        s9_assert_batch: s9,
+        s10_custom_field_filter: s10,
         s8_resources: {
           peakRssMb: Math.round(after.peakRssBytes / 1e5) / 10,
           eldUnderListLoad: { p50: underList.eld.p50, p99: underList.eld.p99, max: underList.eld.max },

@@ -36,6 +36,7 @@ export async function createSeededOrg(database: Database, name: string, defaultC
   // A suppression list, so reading contacts exercises the suppression lookup for real.
   await runWrite(database, scope, async (w) => {
     const list = await createList(w, { name: 'Do not contact', type: 'suppressions' });
+    await w.flush(); // the list's insert is queued; adding entries reads it
     await addEntries(w, list.id, Array.from({ length: 20 }, (_, i) => `analyticalengines${i}.example`));
   });
   return { scope, token: org.live_token, listIds, contacts: 0 };

@@ -42,7 +42,7 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
-const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const LOG_BATCH_BYTES = 12 * 1024;
 const LOG_FLUSH_MS = 1000;
 

@@ -8,6 +8,7 @@ import { tenantKeys } from './migrations/0003-tenant-keys.ts';
 import { agencyScopes } from './migrations/0005-agency-scopes.ts';
 import { idempotencyLease } from './migrations/0006-idempotency-lease.ts';
 import { jobsWebhooks } from './migrations/0004-jobs-webhooks.ts';
+import { customFields } from './migrations/0006-custom-fields.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
 
 function migrations(database: Database): Record<string, Migration> {
@@ -18,6 +19,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0005-agency-scopes': agencyScopes(database.dialect),
     '0006-idempotency-lease': idempotencyLease,
     '0004-jobs-webhooks': jobsWebhooks(database.dialect),
+    '0006-custom-fields': customFields(database.dialect),
     '0008-list-members': listMembers(database.dialect),
   };
 }

@@ -121,6 +121,7 @@ export interface ContactsTable extends Tenant {
   seniority: string | null;
   department: string | null;
   tags: unknown;
+  custom_fields?: unknown;
   created_at: number;
   updated_at: number;
 }
@@ -137,6 +138,7 @@ export interface CompaniesTable extends Tenant {
   linkedin_url: string | null;
   description: string | null;
   tags: unknown;
+  custom_fields?: unknown;
   created_at: number;
   updated_at: number;
 }
@@ -215,6 +217,22 @@ export interface WebhookEndpointsTable extends Tenant {
   updated_at: number;
 }
 
+/** A custom field's definition (see src/platform/resource/custom-fields.ts). */
+export interface FieldsTable extends Tenant {
+  id: string;
+  object: string;
+  name: string;
+  title: string;
+  data_type: string;
+  options: unknown;
+  required: number;
+  unique: number;
+  description: string | null;
+  list_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WebhookDeliveriesTable extends Tenant {
   id: string;
   endpoint_id: string;
@@ -226,6 +244,15 @@ export interface WebhookDeliveriesTable extends Tenant {
   next_attempt_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/** One row per record and set custom field: what filters, sorting and `unique` read. */
+export interface FieldValuesTable extends Tenant {
+  field_id: string;
+  record_id: string;
+  value_text: string | null;
+  value_num: number | null;
+  unique_value: string | null;
 }
 
 export interface DB {
@@ -248,5 +275,7 @@ export interface DB {
   jobs: JobsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  fields: FieldsTable;
+  field_values: FieldValuesTable;
 }
 

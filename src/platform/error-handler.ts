@@ -24,7 +24,7 @@ export function isUnavailable(error: { code?: unknown; message?: string; errcode
   return /Connection terminated|connection timeout|Client has encountered a connection error|database is locked|timeout exceeded when trying to connect/i.test(message);
 }
 
-function isUniqueViolation(error: { code?: unknown; errcode?: unknown; message?: string }): boolean {
+export function isUniqueViolation(error: { code?: unknown; errcode?: unknown; message?: string }): boolean {
   return error.code === '23505' || error.errcode === 2067 || error.errcode === 1555 || /UNIQUE constraint failed/.test(error.message ?? '');
 }
 

@@ -93,6 +93,24 @@ export class WriteContext {
     this.#later.push(statement);
   }
 
+  /** Runs the statements queued so far now, so a later part of the same write reads what they wrote. */
+  async flush(): Promise<void> {
+    for (const q of this.#later.splice(0)) await q.execute();
+  }
+
+  /** A point to return to with `rewind` (after rolling back to a savepoint taken with it). */
+  mark(): { events: number; later: number; deltas: Map<string, number> } {
+    return { events: this.#events.length, later: this.#later.length, deltas: new Map(this.#deltas) };
+  }
+
+  /** Forgets the events, queued statements and counter moves recorded since `mark`. */
+  rewind(mark: ReturnType<WriteContext['mark']>): void {
+    this.#events.length = mark.events;
+    this.#later.length = mark.later;
+    this.#deltas.clear();
+    for (const [name, delta] of mark.deltas) this.#deltas.set(name, delta);
+  }
+
   /**
    * Enqueues a background job of `kind`, committed with the write (transactional outbox): a
    * committed write always has its jobs, a rolled-back one never does. `runAt` (milliseconds) delays
@@ -317,17 +335,22 @@ export class WriteQueue {
  * exact response for the request's Idempotency-Key in the same transaction.
  */
 export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>): Promise<void> {
+  return respond(request, reply, async (w) => ({ status, payload: { data: await work(w) } }));
+}
+
+/** `mutate` for a write whose status and envelope depend on what it did (an assert: 201 or 200). */
+export async function respond(request: FastifyRequest, reply: FastifyReply, work: Work<{ status: number; payload: object }>): Promise<void> {
   const { writes, notify } = request.server.services;
   let body = '';
   const actor = request.apiKey ? { keyId: request.apiKey.id, orgId: request.apiKey.orgId } : null;
   // Serialized by the route's response schema, like every read: a write answers exactly the fields
   // a GET of the same record answers.
-  reply.code(status);
   await writes.run(request.scope, async (w) => {
-    const data = await work(w);
-    body = reply.serialize({ data }) as string;
+    const { status, payload } = await work(w);
+    reply.code(status);
+    body = reply.serialize(payload) as string;
     if (request.idempotency) w.respond(request.idempotency, status, body);
-    return data;
+    return payload;
   }, actor);
   if (request.idempotency) {
     request.idempotency.stored = true;

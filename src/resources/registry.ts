@@ -14,6 +14,7 @@ import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companies } from './companies/companies.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
 import { eventRoutes } from './events/events.routes.ts';
+import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
@@ -38,6 +39,10 @@ export const groups: Group[] = [
   resource(companies),
   resource(lists, listRoutes),
   resource(campaigns, campaignRoutes),
+  {
+    prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
+    routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],
+  },
   { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
   { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },

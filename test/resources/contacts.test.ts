@@ -45,7 +45,7 @@ describe('POST /v1/contacts', () => {
       ...input,
       id: expect.stringMatching(/^con_[0-9A-Z]{26}$/),
       name: 'Ada Lovelace', work_email: 'ada@example.com', personal_email: 'ada@home.example',
-      company_id: null, suppressed: false, created_at: expect.any(Number), updated_at: expect.any(Number),
+      company_id: null, suppressed: false, custom_fields: {}, created_at: expect.any(Number), updated_at: expect.any(Number),
     });
     expect(contact.created_at).toBeGreaterThanOrEqual(before);
     expect(contact.updated_at).toBe(contact.created_at);

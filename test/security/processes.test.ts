@@ -93,6 +93,30 @@ describe(`${PROCESSES} processes on one store`, () => {
     expect(listed.pagination.total).toBe(1);
   });
 
+  it('never create two records for one natural key or unique custom value, asserting at every process at once', async () => {
+    const { env, servers } = await sharedServers();
+    const org = await orgIn(env.DATABASE_URL);
+    const token = org.live_token;
+    const list = json(await request(servers[0].base, 'POST', '/v1/lists', { token, body: { name: 'Asserted', type: 'contacts' } })).data.id;
+    expect((await request(servers[0].base, 'POST', '/v1/fields', { token, body: { object: 'companies', name: 'crm_id', data_type: 'text', unique: true } })).status).toBe(201);
+    for (let round = 0; round < 3; round++) {
+      const replies = await Promise.all(servers.flatMap((s) => [1, 2, 3].map((n) => request(s.base, 'PUT', '/v1/contacts/assert', { token, body: { list_id: list, work_email: `Same${round}@Example.com`, title: `T${n}` } }))));
+      expect(replies.every((r) => r.status === 200 || r.status === 201), replies.map((r) => `${r.status} ${r.body.slice(0, 80)}`).join('\n')).toBe(true);
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+      expect(new Set(replies.map((r) => json(r).data.id)).size).toBe(1);
+      // Creates of one unique custom value: one wins, every other is 409 naming the winner.
+      const creates = await Promise.all(servers.map((s, n) => request(s.base, 'POST', '/v1/companies', { token, body: { name: `C${n}`, custom_fields: { crm_id: `crm-${round}` } } })));
+      const won = creates.filter((r) => r.status === 201);
+      expect(won).toHaveLength(1);
+      for (const lost of creates.filter((r) => r.status !== 201)) {
+        expect(lost.status).toBe(409);
+        expect(json(lost).detail).toContain(json(won[0]).data.id);
+      }
+    }
+    const listed = json(await request(servers[0].base, 'GET', '/v1/contacts', { token }));
+    expect(listed.pagination.total).toBe(3);
+  });
+
   it('refuse a key revoked through one process at every other within 5 seconds', async () => {
     const { env, servers } = await sharedServers();
     const org = await orgIn(env.DATABASE_URL);

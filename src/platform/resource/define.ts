@@ -11,6 +11,7 @@ import { PageQuery, Str, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { RouteMessages } from '../validation.ts';
 import type { WriteContext } from '../write.ts';
+import { customFieldsField } from './custom-fields.ts';
 import type { Field } from './fields.ts';
 import type { TenantTable } from './tenancy.ts';
 
@@ -76,6 +77,17 @@ export interface ResourceDefinition {
   /** Tables of records owned by this group beside its own (cleared with it by the sandbox reset). */
   ownedTables?: TenantTable[];
   hooks?: Hooks;
+  /**
+   * Tenant-defined fields (`/v1/fields`): records carry `custom_fields`, validated on every write,
+   * indexed in `field_values` and filtered by `custom_fields.<name>=` (custom-fields.ts). The table
+   * needs a `custom_fields` column.
+   */
+  customFields?: boolean;
+  /**
+   * Upsert on a natural key (`PUT /<plural>/assert` and `/assert/batch`, assert.ts): the fields
+   * compared, in order, each with the normalization both sides get.
+   */
+  assert?: { keys: Array<{ field: string; normalize?: (value: string) => string | null }> };
   /** Route options: operations to leave out (a group's own routes replace them), texts, messages. */
   routes?: {
     omit?: CrudOp[];
@@ -131,7 +143,7 @@ function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, co
 
 /** Defines a resource group; see the top of this file. */
 export function defineResource(definition: ResourceDefinition): Resource {
-  const r = definition;
+  const r = definition.customFields ? { ...definition, fields: { ...definition.fields, custom_fields: customFieldsField() } } : definition;
   const writable = Object.entries(r.fields).filter(([, f]) => !f.readOnly);
   const optional = (f: Field) => Type.Optional(f.nullable ? Type.Union([f.input, Type.Null()]) : f.input);
   const create: Record<string, TSchema> = {};
@@ -162,7 +174,11 @@ export function defineResource(definition: ResourceDefinition): Resource {
       record: Type.Object(record, { description: withArticle(r.name) }),
       create: Type.Object(create, { additionalProperties: false, description: `A new ${r.name}` }),
       update: Type.Object(update, { additionalProperties: false, description: 'Fields to change; null clears a field' }),
-      query: Type.Object(query, { additionalProperties: false }),
+      query: Type.Object(query, {
+        additionalProperties: false,
+        // `custom_fields.<name>=<value>`: records whose custom field equals the value (has it, for multi_enum).
+        ...(r.customFields ? { patternProperties: { '^custom_fields\\.[a-z][a-z0-9_]{0,62}$': Str({ maxLength: 10_000, description: 'A custom field filter' }) } } : {}),
+      }),
       params: idParams(r),
     },
     resolvedFilters,

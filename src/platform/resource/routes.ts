@@ -10,6 +10,8 @@ import { paginate } from '../pagination.ts';
 import { Data, DeletedSchema, errorResponses, ListOf } from '../schemas.ts';
 import { mutate } from '../write.ts';
 import { withArticle, type CrudOp, type Resource } from './define.ts';
+import { assertRoutes } from './assert-routes.ts';
+import { resolveCustomFilters } from './custom-field-values.ts';
 import { countRows, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
 
 const PAGING = new Set(['page', 'limit', 'cursor']);
@@ -43,8 +45,8 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
       app.get(base, {
         config,
         schema: { tags, ...docs(r, 'list'), querystring: r.schemas.query, response: { 200: ListOf(r.schemas.record, `A page of ${r.plural}`), ...errors('list') } },
-      }, (req, reply) => lists.answer(req, reply, (version) => {
-        const query = req.query as Record<string, unknown>;
+      }, (req, reply) => lists.answer(req, reply, async (version) => {
+        const query = await resolveCustomFilters(r, db, req.scope, req.query as Record<string, unknown>);
         const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
         let total: Promise<number> | undefined;
         const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
@@ -63,6 +65,8 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
         schema: { tags, ...docs(r, 'create'), body: r.schemas.create, response: { 201: Data(r.schemas.record, `The created ${r.name}`), ...errors('create') } },
       }, (req, reply) => mutate(req, reply, 201, (w) => createRecord(r, w, req.body as Record<string, unknown>)));
     }
+
+    if (r.assert) await app.register(assertRoutes(r));
 
     if (!omit.has('get')) {
       app.get(`${base}/:id`, {

@@ -11,6 +11,7 @@ import { newId } from '../ids.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type WriteContext } from '../write.ts';
+import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
 import { leaveLists, memberOf } from './memberships.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
@@ -82,7 +83,7 @@ export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: S
     else if (f.op === 'member_of') q = q.where(memberOf(r.table, String(value)));
     else q = q.where(column, f.op === 'gte' ? '>=' : f.op === 'lte' ? '<=' : '<', value);
   }
-  return q;
+  return r.customFields ? whereCustomFields(db, scope, q as never, query) as typeof q : q;
 }
 
 /** One page in keyset order (newest first). */
@@ -96,7 +97,7 @@ export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, sc
 /** The exact number of rows matching the query; unfiltered, the maintained counter when there is one. */
 export async function countRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
   if (r.hooks?.count) return r.hooks.count(db, dialect, scope, query);
-  if (r.counter && usedFilters(r, query).length === 0) return readCounter(db, scope, r.counter);
+  if (r.counter && usedFilters(r, query).length === 0 && !hasCustomFilters(query)) return readCounter(db, scope, r.counter);
   const row = await filtered(r, db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -143,6 +144,7 @@ export async function createRecord(r: Resource, w: WriteContext, input: Record<s
     row[name] = f.toRow(given === undefined ? f.default : given);
   }
   await checkRefs(r, w, input);
+  if (r.customFields) await writeCustomFields(r, w, row, input.custom_fields);
   await r.hooks?.beforeWrite?.(w, row, { input });
   const insert = w.tx.insertInto(table(r)).values(withoutComputed(r, row) as never);
   if (hasUnique(r)) {
@@ -168,6 +170,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, inp
   for (const [name, value] of Object.entries(input)) changes[name] = r.fields[name].toRow(value);
   const changedRefs = Object.fromEntries(Object.entries(input).filter(([name, v]) => r.fields[name].ref && v !== before[name]));
   await checkRefs(r, w, changedRefs);
+  if (r.customFields) await writeCustomFields(r, w, changes, input.custom_fields, before);
   await r.hooks?.beforeWrite?.(w, changes, { before, input });
   const uniqueChanged = Object.fromEntries(Object.entries(changes).filter(([name, v]) => r.fields[name]?.unique && v !== before[name]));
   if (Object.keys(uniqueChanged).length > 0) await uniqueConflict(r, w, uniqueChanged, id);
@@ -188,6 +191,7 @@ async function applyDependents(r: Resource, w: WriteContext, id: string): Promis
       const { n } = await children().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       if (Number(n) > 0) throw conflict(`${capitalized(r.name)} has ${n} ${dep.resource.plural}; delete or move them first`);
     } else if (dep.onDelete === 'cascade') {
+      if (dep.resource.customFields) await dropValues(w, children().select(sql.ref('id').as('id')) as never);
       const result = await deleteIn(w.tx, table(dep.resource), w.scope).where(sql.ref(dep.column), '=', id).executeTakeFirst();
       if (dep.resource.counter) w.count(dep.resource.counter, -Number(result.numDeletedRows));
     } else {
@@ -208,6 +212,7 @@ export async function deleteRecord(r: Resource, w: WriteContext, id: string, que
   await applyDependents(r, w, id);
   await deleteIn(w.tx, table(r), w.scope).where(sql.ref('id'), '=', id).execute();
   if (r.listable) await leaveLists(w, id);
+  if (r.customFields) await dropValues(w, [id]);
   if (r.counter) w.count(r.counter, -1);
   w.emit(resourceEvent(r.name, 'deleted'), record);
   return { id, deleted: true };

@@ -38,6 +38,8 @@ export const companies = defineResource({
   },
   counter: 'companies',
   listable: true,
+  customFields: true,
+  assert: { keys: [{ field: 'domain', normalize: normalizeDomain }] },
   hooks: { beforeWrite, afterWrite, enrich },
   routes: {
     docs: {

@@ -41,6 +41,9 @@ export const contacts = defineResource({
     created_before: { field: 'created_at', op: 'lt', schema: Type.Integer({ minimum: 0, maximum: 1e11, description: 'Created before this time, unix seconds', examples: [1767225600] }) },
   },
   counter: 'contacts',
+  customFields: true,
+  // Assert matches by work e-mail (stored lower-case), then by LinkedIn URL as stored.
+  assert: { keys: [{ field: 'work_email', normalize: (v) => v.trim().toLowerCase() }, { field: 'linkedin_url' }] },
   hooks: { beforeWrite, beforeDelete, enrich, list, count, read },
   routes: {
     messages: { required: { list_id: 'list_id is required when creating contacts' } },

@@ -8,6 +8,7 @@ import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
+import { hasCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { filtered, present } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -85,8 +86,9 @@ export async function list(db: Kysely<DB>, dialect: Dialect, scope: Scope, query
  */
 export async function count(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
   const used = contacts.resolvedFilters.filter((f) => query[f.param] !== undefined).map((f) => f.param);
-  if (used.length === 0) return readCounter(db, scope, 'contacts');
-  if (used.length === 1 && used[0] === 'list_id') {
+  const custom = hasCustomFilters(query);
+  if (used.length === 0 && !custom) return readCounter(db, scope, 'contacts');
+  if (used.length === 1 && used[0] === 'list_id' && !custom) {
     const row = await selectIn(db, 'lists', scope).select(['member_count', 'type']).where('id', '=', query.list_id as string).executeTakeFirst();
     return row && CONTACT_LIST_TYPES.includes(row.type) ? Number(row.member_count) : 0;
   }

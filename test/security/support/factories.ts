@@ -86,6 +86,7 @@ export const FACTORIES: Record<string, Factory> = {
   organization: async (_api, actor) => ({ id: actor.orgId }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
   '/v1/lists/:id/entries': suppressionEntry,
+  '/v1/fields': created('/v1/fields'),
   '/v1/lists/:id/members': listMember,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
@@ -108,6 +109,11 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, u
   // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
   // subscribed to nothing the suite emits: deliveries fail fast and are few.
   'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
+  // Field names are unique per object; enum fields need options.
+  'POST /v1/fields': () => ({ name: `f_${randomBytes(6).toString('hex')}`, data_type: 'text' }),
+  // An assert needs a natural key to match on.
+  'PUT /v1/contacts/assert': () => ({ work_email: `a${randomBytes(6).toString('hex')}@example.com` }),
+  'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
 };

@@ -1,0 +1,119 @@
+// `PUT /<plural>/assert` and `PUT /<plural>/assert/batch` of a resource with natural keys. A batch
+// runs in one transaction (one write, so one tenant lock and one commit); each record runs under
+// its own savepoint, so one that fails leaves no trace and the others still apply.
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import { AppError, badRequest } from '../errors.ts';
+import { isUnavailable, isUniqueViolation } from '../error-handler.ts';
+import { Data, errorResponses, Str } from '../schemas.ts';
+import { toValidationError, validatorCompiler } from '../validation.ts';
+import { respond, type WriteContext } from '../write.ts';
+import { assertRecord, matchField, type AssertAction } from './assert.ts';
+import { withArticle, type Resource } from './define.ts';
+
+/** Most records in one batch. */
+export const MAX_BATCH = 100;
+
+const ActionSchema = Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('noop')], { description: 'What the assert did: created a record, updated the one it matched, or found nothing to change', examples: ['updated'] });
+
+const ResultSchema = Type.Object({
+  index: Type.Integer({ description: 'Position of the record in the request', examples: [0] }),
+  action: Type.Optional(ActionSchema),
+  id: Type.Optional(Type.String({ description: 'Identifier of the record created, updated or matched', examples: ['con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
+  error: Type.Optional(Type.Object({
+    status: Type.Integer({ description: 'The status a single assert of this record would have answered', examples: [422] }),
+    detail: Type.Unsafe<unknown>({ description: 'The error, as a single assert would have answered it: a message, or a list of field errors', examples: ['List not found'] }),
+  }, { description: 'Why this record failed (nothing of it was written)' })),
+}, { description: 'The outcome of one record' });
+
+const count = (description: string) => Type.Integer({ minimum: 0, description, examples: [1] });
+
+/** The assert routes of `r`, registered with its CRUD routes. */
+export function assertRoutes(r: Resource): FastifyPluginAsync {
+  return async (app: FastifyInstance) => {
+    const keys = r.assert!.keys.map((k) => `\`${k.field}\``).join(', then ');
+    const tags = [r.tag];
+    const config = { messages: r.routes?.messages ?? {} };
+    const querystring = Type.Object({
+      match: Type.Optional(Str({ maxLength: 63, description: `A unique custom field of ${r.plural} to match on after ${keys}`, examples: ['external_id'] })),
+    }, { additionalProperties: false });
+    const validate = validatorCompiler({ schema: r.schemas.create, httpPart: 'body', method: 'PUT', url: `/${r.plural}/assert/batch` }) as ((v: unknown) => boolean) & { errors?: never[] };
+
+    app.put(`/${r.plural}/assert`, {
+      config,
+      schema: {
+        tags, summary: `Assert ${withArticle(r.name)}`,
+        description: `Creates ${withArticle(r.name)}, or updates the one that matches by ${keys}, then \`?match=\`. Answers 201 with \`action: created\`, or 200 with \`updated\` or \`noop\` (nothing changed: no event, \`updated_at\` unchanged).`,
+        querystring, body: r.schemas.create,
+        response: {
+          200: Type.Object({ data: r.schemas.record, action: ActionSchema }, { description: `The ${r.name}, updated or unchanged` }),
+          201: Type.Object({ data: r.schemas.record, action: ActionSchema }, { description: `The created ${r.name}` }),
+          ...errorResponses(404, 409, ...(r.routes?.errors?.create ?? [])),
+        },
+      },
+    }, (req, reply) => respond(req, reply, async (w) => {
+      const match = await matchField(r, w, (req.query as { match?: string }).match);
+      const { action, record } = await assertRecord(r, w, req.body as Record<string, unknown>, match);
+      return { status: action === 'created' ? 201 : 200, payload: { data: record, action } };
+    }));
+
+    app.put(`/${r.plural}/assert/batch`, {
+      schema: {
+        tags, summary: `Assert ${r.plural} in a batch`,
+        description: `Asserts up to ${MAX_BATCH} ${r.plural} (more is 400), each as \`PUT /${r.plural}/assert\` would, in one transaction: each record succeeds or fails on its own, and a failed one leaves nothing behind. Answers 200 with one result per record, in order.`,
+        querystring,
+        body: Type.Object({
+          records: Type.Array(Type.Object({}, { additionalProperties: true, description: `${withArticle(r.name)}, as the body of a single assert` }), { minItems: 1, description: `1 to ${MAX_BATCH} records`, examples: [[{}]] }),
+        }, { additionalProperties: false, description: 'The records to assert' }),
+        response: {
+          200: Data(Type.Object({
+            total: count('Records in the request'), created: count('Records created'), updated: count('Records updated'),
+            noop: count('Records already up to date'), failed: count('Records that failed'), results: Type.Array(ResultSchema),
+          }), 'The outcome of each record'),
+          ...errorResponses(409),
+        },
+      },
+    }, (req, reply) => {
+      const { records } = req.body as { records: Record<string, unknown>[] };
+      if (records.length > MAX_BATCH) throw badRequest(`A batch holds at most ${MAX_BATCH} records; this one has ${records.length}`);
+      return respond(req, reply, async (w) => {
+        const match = await matchField(r, w, (req.query as { match?: string }).match);
+        const results: Array<Record<string, unknown>> = [];
+        const totals: Record<AssertAction | 'failed', number> = { created: 0, updated: 0, noop: 0, failed: 0 };
+        for (const [index, input] of records.entries()) {
+          const result: Awaited<ReturnType<typeof oneOf>> = validate(input) ? await oneOf(r, w, input, match) : { error: toValidationError(validate.errors ?? [], 'body', config.messages) };
+          if ('error' in result) {
+            totals.failed++;
+            results.push({ index, error: { status: result.error.status, detail: result.error.detail } });
+          } else {
+            totals[result.action]++;
+            results.push({ index, action: result.action, id: result.id });
+          }
+        }
+        return { status: 200, payload: { data: { total: records.length, ...totals, results } } };
+      });
+    });
+  };
+}
+
+/** One record of a batch under its own savepoint: its writes and events, or none of them. */
+async function oneOf(r: Resource, w: WriteContext, input: Record<string, unknown>, match: Awaited<ReturnType<typeof matchField>>): Promise<{ action: AssertAction; id: string } | { error: AppError }> {
+  const mark = w.mark();
+  await sql`savepoint assert_record`.execute(w.tx);
+  try {
+    const { action, record } = await assertRecord(r, w, input, match);
+    // The next records of the batch must see this one (a later record may assert the same key).
+    await w.flush();
+    await sql`release savepoint assert_record`.execute(w.tx);
+    return { action, id: record.id };
+  } catch (error) {
+    if (isUnavailable(error as Error)) throw error;
+    await sql`rollback to savepoint assert_record`.execute(w.tx);
+    await sql`release savepoint assert_record`.execute(w.tx);
+    w.rewind(mark);
+    if (error instanceof AppError) return { error };
+    if (isUniqueViolation(error as Error)) return { error: new AppError('conflict', 'The record conflicts with an existing record') };
+    throw error;
+  }
+}

@@ -1,0 +1,89 @@
+// Assert: create-or-update on a natural key, for the resources that declare one (`assert.keys`).
+// The lookup and the write run in the write's transaction, after the tenant's write lock (write.ts):
+// asserts of one tenant are serialized across every process on the store, so two asserts of one key
+// never both miss and both create. `noop` when the record already says everything the body says: no
+// event, no `updated_at` move.
+import { sql } from 'kysely';
+import { canonicalJson } from '../canonical-json.ts';
+import { AppError, validationError } from '../errors.ts';
+import type { WriteContext } from '../write.ts';
+import { checkValue, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
+import type { ApiRecord, Resource, Row } from './define.ts';
+import { createRecord, getRow, presentOne, updateRecord } from './store.ts';
+import { selectIn, type TenantTable } from './tenancy.ts';
+
+export type AssertAction = 'created' | 'updated' | 'noop';
+
+/** The unique custom field named by `?match=`, or 422 naming the parameter. */
+export async function matchField(r: Resource, w: WriteContext, match: string | undefined): Promise<FieldDefinition | undefined> {
+  if (match === undefined) return undefined;
+  const def = (await fieldDefinitions(w.tx, w.scope, r.plural)).find((d) => d.name === match);
+  if (!def || !def.unique) throw validationError([{ loc: ['query', 'match'], msg: `match must name a unique custom field of ${r.plural}`, type: 'value_error' }]);
+  return def;
+}
+
+/** The record the input names by its natural keys (in order), then by the `match` field. */
+async function findMatch(r: Resource, w: WriteContext, input: Record<string, unknown>, match: FieldDefinition | undefined): Promise<Row | undefined | null> {
+  let keyed = false;
+  for (const key of r.assert!.keys) {
+    const given = input[key.field];
+    if (typeof given !== 'string') continue;
+    const value = key.normalize ? key.normalize(given) : given;
+    if (!value) continue;
+    keyed = true;
+    const row = await selectIn(w.tx, r.table as TenantTable, w.scope).selectAll().where(sql.ref(key.field), '=', value).orderBy(sql.ref('id')).executeTakeFirst();
+    if (row) return row as Row;
+  }
+  const custom = (input.custom_fields ?? {}) as Record<string, unknown>;
+  if (match && custom[match.name] !== undefined && custom[match.name] !== null) {
+    const checked = checkValue(match, custom[match.name]);
+    keyed = true;
+    if ('error' in checked) return undefined; // the create's own validation names the error
+    const holder = await selectIn(w.tx, 'field_values', w.scope).select('record_id')
+      .where('field_id', '=', match.id).where('unique_value', '=', uniqueForm(checked.encoded)).executeTakeFirst();
+    if (holder) return getRow(r, w.tx, w.scope, holder.record_id);
+  }
+  return keyed ? undefined : null;
+}
+
+const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
+
+/** The part of `input` that differs from the record (compared in stored form). */
+async function changesOf(r: Resource, w: WriteContext, row: Row, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const changes: Record<string, unknown> = {};
+  const normalizers = new Map(r.assert!.keys.map((k) => [k.field, k.normalize]));
+  for (const [name, value] of Object.entries(input)) {
+    const f = r.fields[name];
+    if (!f || f.readOnly || f.createOnly || name === 'custom_fields') continue;
+    const normalize = normalizers.get(name);
+    const stored = normalize && typeof value === 'string' ? (normalize(value) ?? value) : f.fromRow(f.toRow(value));
+    if (!same(stored, f.fromRow(row[name]))) changes[name] = value;
+  }
+  const given = input.custom_fields as Record<string, unknown> | undefined;
+  if (given) {
+    const current = (r.fields.custom_fields.fromRow(row.custom_fields) ?? {}) as Record<string, unknown>;
+    const defs = new Map((await fieldDefinitions(w.tx, w.scope, r.plural)).map((d) => [d.name, d]));
+    const changed: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(given)) {
+      const def = defs.get(name);
+      const checked = def && value !== null ? checkValue(def, value) : undefined;
+      const stored = checked && 'value' in checked ? checked.value : value;
+      if (!same(stored, current[name])) changed[name] = value;
+    }
+    if (Object.keys(changed).length > 0) changes.custom_fields = changed;
+  }
+  return changes;
+}
+
+/** Creates, updates or leaves the record the input names; see the top of this file. */
+export async function assertRecord(r: Resource, w: WriteContext, input: Record<string, unknown>, match: FieldDefinition | undefined): Promise<{ action: AssertAction; record: ApiRecord }> {
+  const found = await findMatch(r, w, input, match);
+  if (found === null) {
+    const keys = [...r.assert!.keys.map((k) => k.field), ...(match ? [`custom_fields.${match.name}`] : [])];
+    throw new AppError('validation', [{ loc: ['body'], msg: `An assert needs a value of ${keys.join(' or ')} to match on`, type: 'missing' }]);
+  }
+  if (!found) return { action: 'created', record: await createRecord(r, w, input) };
+  const changes = await changesOf(r, w, found, input);
+  if (Object.keys(changes).length === 0) return { action: 'noop', record: await presentOne(r, w.tx, w.scope, found) };
+  return { action: 'updated', record: await updateRecord(r, w, found.id, changes) };
+}
