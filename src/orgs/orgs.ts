@@ -6,6 +6,7 @@ import type { Mode } from '../db/schema.ts';
 import { newId, nowSeconds } from '../platform/ids.ts';
 import { writeIn } from '../platform/write.ts';
 import { createApiKey } from '../resources/api-keys/api-keys.store.ts';
+import { createDefaultPipeline } from '../resources/deals/pipelines.store.ts';
 import { seedSandbox } from '../resources/sandbox/sandbox.store.ts';
 import { grantCredits } from '../resources/usage/usage.store.ts';
 
@@ -25,7 +26,9 @@ export async function createOrganization(database: Database, config: Pick<Config
     for (const mode of ['live', 'test'] as Mode[]) {
       await writeIn(tx, database.dialect, { orgId, mode }, async (w) => {
         await grantCredits(w, config.defaultCredits, 'Starting credits');
+        // Every tenant has a default deal pipeline; the sandbox data set (test mode) makes its own.
         if (mode === 'test') await seedSandbox(w);
+        else await createDefaultPipeline(w);
       });
     }
     return { org_id: orgId, live_token: live.api_key_token, test_token: test.api_key_token };

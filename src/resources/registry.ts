@@ -11,6 +11,8 @@ import { campaigns } from './campaigns/campaigns.resource.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companies } from './companies/companies.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
+import { deals } from './deals/deals.resource.ts';
+import { dealRoutes } from './deals/deals.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { listRoutes } from './lists/lists.routes.ts';
@@ -35,6 +37,7 @@ export const groups: Group[] = [
   resource(companies),
   resource(lists, listRoutes),
   resource(campaigns, campaignRoutes),
+  resource(deals, dealRoutes),
   { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
   { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },

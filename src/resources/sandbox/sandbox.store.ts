@@ -16,6 +16,7 @@ import { lists as listResource } from '../lists/lists.resource.ts';
 import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
+import { seedSandboxDeals } from './sandbox.deals.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
 
 export interface SandboxSummary {
@@ -106,6 +107,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   for (const launched of await present(campaignResource, w.tx, w.scope, as(campaigns.filter((c) => c.launched_at !== null), () => ({})))) {
     w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
+  await seedSandboxDeals(w, companies, contacts);
 
   return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length };
 }

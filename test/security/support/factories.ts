@@ -54,6 +54,22 @@ const listMember: Factory = async (api, actor) => {
   return { id, record_id };
 };
 
+/** A stage of a fresh pipeline of the actor. */
+const pipelineStage: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/deals/pipelines', { fresh: true });
+  const stage = await actor.call('POST', `/v1/deals/pipelines/${id}/stages`, { body: { name: bodySentinel() } });
+  if (stage.status !== 201) fail(`factory stages (${actor.label}) answered ${stage.status} ${stage.body}`);
+  return { id, stage_id: json(stage).data.id };
+};
+
+const dealContact: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/deals', { fresh: true });
+  const { id: contact_id } = await make(api, actor, '/v1/contacts', { fresh: true });
+  const put = await actor.call('PUT', `/v1/deals/${id}/contacts/${contact_id}`, { body: { role: 'Champion' } });
+  if (put.status !== 200) fail(`factory deal contacts (${actor.label}) answered ${put.status} ${put.body}`);
+  return { id, contact_id };
+};
+
 export const FACTORIES: Record<string, Factory> = {
   // Every kernel resource is made by a POST of its documented body; the registry lists them.
   ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
@@ -61,6 +77,9 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
   '/v1/lists/:id/entries': suppressionEntry,
   '/v1/lists/:id/members': listMember,
+  '/v1/deals/pipelines': created('/v1/deals/pipelines'),
+  '/v1/deals/pipelines/:id/stages': pipelineStage,
+  '/v1/deals/:id/contacts': dealContact,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
 };
@@ -70,6 +89,9 @@ const REFERENCES: Record<string, string> = {
   // The reference fields of kernel resources name their target resource.
   ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, `/v1/${target.plural}`]))),
   last_event_id: '/v1/events',
+  // A deal's pipeline and stage (BODY_DEFAULTS gives a matching pair).
+  pipeline_id: '/v1/deals/pipelines',
+  stage_id: '/v1/deals/pipelines/:id/stages',
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */
@@ -78,6 +100,11 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, u
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
+  // A deal's stage belongs to its pipeline.
+  'POST /v1/deals': async (actor, api) => {
+    const stage = await make(api, actor, '/v1/deals/pipelines/:id/stages');
+    return { pipeline_id: stage.id, stage_id: stage.stage_id };
+  },
 };
 
 /** Routes where a live key may act on the other mode's objects by design (key management). */
