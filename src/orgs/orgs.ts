@@ -28,7 +28,7 @@ export async function createOrganization(database: Database, config: Pick<Config
         await grantCredits(w, config.defaultCredits, 'Starting credits');
         // Every tenant has a default deal pipeline; the sandbox data set (test mode) makes its own.
         if (mode === 'test') await seedSandbox(w);
-        else await createDefaultPipeline(w);
+        else await createDefaultPipeline(w, { silent: true });
       });
     }
     return { org_id: orgId, live_token: live.api_key_token, test_token: test.api_key_token };

@@ -4,10 +4,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 const app = await testApp();
 afterAll(() => app.close());
 
-const ok = async (res: Promise<{ statusCode: number; body: string; json: () => any }>, status = 200) => {
+const ok = async (res: Promise<{ statusCode: number; body: string; json: () => Json }>, status = 200) => {
   const r = await res;
   expect(r.statusCode, r.body).toBe(status);
   return r.json().data;
@@ -17,8 +19,8 @@ const ok = async (res: Promise<{ statusCode: number; body: string; json: () => a
 async function recount(c: Client, pipelineId: string) {
   const pipeline = await ok(c.get(`/v1/deals/pipelines/${pipelineId}`));
   const all = (await c.get(`/v1/deals?pipeline_id=${pipelineId}&limit=200`)).json().data;
-  const amounts = (list: any[]) => {
-    const by = new Map<string, any>();
+  const amounts = (list: Json[]) => {
+    const by = new Map<string, Json>();
     for (const d of list) {
       const a = by.get(d.currency) ?? { currency: d.currency, count: 0, amount: 0, weighted: 0 };
       a.count += 1;
@@ -30,8 +32,8 @@ async function recount(c: Client, pipelineId: string) {
   };
   return {
     pipeline_id: pipelineId,
-    stages: pipeline.stages.map((s: any) => {
-      const here = all.filter((d: any) => d.stage_id === s.id);
+    stages: pipeline.stages.map((s: Json) => {
+      const here = all.filter((d: Json) => d.stage_id === s.id);
       return { stage_id: s.id, name: s.name, position: s.position, stage_type: s.stage_type, probability: s.probability, count: here.length, amounts: amounts(here) };
     }),
     totals: { count: all.length, amounts: amounts(all) },
@@ -100,9 +102,9 @@ describe('deals summary', () => {
       expect(p.is_default).toBe(true);
       const deals = (await t.test.get('/v1/deals?limit=200')).json();
       expect(deals.pagination.total).toBe(8);
-      expect(new Set(deals.data.map((d: any) => d.stage_id)).size).toBeGreaterThanOrEqual(5);
-      expect(new Set(deals.data.map((d: any) => d.status))).toEqual(new Set(['open', 'won', 'lost']));
-      expect(deals.data.every((d: any) => d.company_id && d.amount > 0)).toBe(true);
+      expect(new Set(deals.data.map((d: Json) => d.stage_id)).size).toBeGreaterThanOrEqual(5);
+      expect(new Set(deals.data.map((d: Json) => d.status))).toEqual(new Set(['open', 'won', 'lost']));
+      expect(deals.data.every((d: Json) => d.company_id && d.amount > 0)).toBe(true);
       expect(await ok(t.test.get('/v1/deals/summary'))).toEqual(await recount(t.test, p.id));
       const withContact = deals.data[0];
       expect((await t.test.get(`/v1/deals/${withContact.id}/contacts`)).json().pagination.total).toBe(1);

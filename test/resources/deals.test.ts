@@ -4,23 +4,25 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 const app = await testApp();
 afterAll(() => app.close());
 
-const ok = async (res: Promise<{ statusCode: number; body: string; json: () => any }>, status = 200) => {
+const ok = async (res: Promise<{ statusCode: number; body: string; json: () => Json }>, status = 200) => {
   const r = await res;
   expect(r.statusCode, r.body).toBe(status);
   return r.json().data;
 };
-const fails = async (res: Promise<{ statusCode: number; json: () => any }>, status: number, detail?: string) => {
+const fails = async (res: Promise<{ statusCode: number; json: () => Json }>, status: number, detail?: string) => {
   const r = await res;
   expect(r.statusCode).toBe(status);
   if (detail !== undefined) expect(r.json()).toEqual({ detail });
   return r.json();
 };
-const defaultPipeline = async (c: Client) => (await c.get('/v1/deals/pipelines')).json().data.find((p: any) => p.is_default);
+const defaultPipeline = async (c: Client) => (await c.get('/v1/deals/pipelines')).json().data.find((p: Json) => p.is_default);
 const deal = (c: Client, body: object) => ok(c.post('/v1/deals', body), 201);
-const ids = (page: any) => page.data.map((x: any) => x.id).sort();
+const ids = (page: Json) => page.data.map((x: Json) => x.id).sort();
 
 describe('deals', () => {
   it('goes to the default pipeline\'s first stage, or the given pipeline\'s, or the given stage\'s pipeline', async () => {
@@ -66,7 +68,7 @@ describe('deals', () => {
   it('follows the stage: status, closed_at, probability; records deal.stage_changed and the stage history', async () => {
     const t = await tenant(app);
     const p = await defaultPipeline(t.live);
-    const [qual, disc, , , won, lost] = p.stages.map((s: any) => s.id);
+    const [qual, disc, , , won, lost] = p.stages.map((s: Json) => s.id);
     const d = await deal(t.live, { name: 'D', amount: 10_000 });
     const disco = await ok(t.live.patch(`/v1/deals/${d.id}`, { stage_id: disc }));
     expect(disco).toMatchObject({ probability: 25, weighted_amount: 2_500, status: 'open' });
@@ -80,8 +82,8 @@ describe('deals', () => {
     const reopened = await ok(t.live.patch(`/v1/deals/${d.id}`, { stage_id: qual }));
     expect(reopened).toMatchObject({ status: 'open', closed_at: null, probability: 10 });
 
-    const changes = (await t.live.get('/v1/events?type=deal.stage_changed&limit=200')).json().data.filter((e: any) => e.data.object.id === d.id).reverse();
-    expect(changes.map((e: any) => [e.data.object.previous_stage_id, e.data.object.stage_id, e.previous_attributes.stage_id])).toEqual([
+    const changes = (await t.live.get('/v1/events?type=deal.stage_changed&limit=200')).json().data.filter((e: Json) => e.data.object.id === d.id).reverse();
+    expect(changes.map((e: Json) => [e.data.object.previous_stage_id, e.data.object.stage_id, e.previous_attributes.stage_id])).toEqual([
       [qual, disc, qual], [disc, won, disc], [won, lost, won], [lost, qual, lost],
     ]);
     // A change without a new stage records none.
@@ -90,12 +92,12 @@ describe('deals', () => {
 
     const history = (await t.live.get(`/v1/deals/${d.id}/stage-history?limit=2`)).json();
     expect(history.pagination.total).toBe(5);
-    expect(history.data.map((h: any) => h.stage_id)).toEqual([qual, lost]);
+    expect(history.data.map((h: Json) => h.stage_id)).toEqual([qual, lost]);
     expect(history.data[0]).toMatchObject({ left_at: null, stage_name: 'Qualification', deal_id: d.id, pipeline_id: p.id });
     expect(history.data[1].left_at).toBeGreaterThanOrEqual(history.data[1].entered_at);
     expect(history.data[1].seconds_in_stage).toBe(history.data[1].left_at - history.data[1].entered_at);
     const rest = (await t.live.get(`/v1/deals/${d.id}/stage-history?limit=2&cursor=${history.next_cursor}`)).json();
-    expect(rest.data.map((h: any) => h.stage_id)).toEqual([won, disc]);
+    expect(rest.data.map((h: Json) => h.stage_id)).toEqual([won, disc]);
     await fails(t.live.get('/v1/deals/dea_missing/stage-history'), 404, 'Deal not found');
     await fails(t.test.get(`/v1/deals/${d.id}/stage-history`), 404, 'Deal not found');
   });
@@ -116,13 +118,13 @@ describe('deals', () => {
     await ok(put(e.id, ada.id, { role: null }));
     const onDeal = (await t.live.get(`/v1/deals/${d.id}/contacts`)).json();
     expect(onDeal.pagination.total).toBe(2);
-    expect(onDeal.data.map((l: any) => [l.contact_id, l.role]).sort()).toEqual([[ada.id, 'Buyer'], [bob.id, null]].sort());
+    expect(onDeal.data.map((l: Json) => [l.contact_id, l.role]).sort()).toEqual([[ada.id, 'Buyer'], [bob.id, null]].sort());
     const adaDeals = (await t.live.get(`/v1/contacts/${ada.id}/deals`)).json();
     expect(adaDeals.pagination.total).toBe(2);
-    expect(adaDeals.data.map((x: any) => x.id)).toEqual([e.id, d.id]);
+    expect(adaDeals.data.map((x: Json) => x.id)).toEqual([e.id, d.id]);
     expect(adaDeals.data[1]).toEqual(await ok(t.live.get(`/v1/deals/${d.id}`)));
     expect(ids((await t.live.get(`/v1/deals?contact_id=${bob.id}`)).json())).toEqual([d.id]);
-    const types = (await t.live.get('/v1/events?limit=200')).json().data.map((x: any) => x.type);
+    const types = (await t.live.get('/v1/events?limit=200')).json().data.map((x: Json) => x.type);
     expect(types.filter((x: string) => x === 'deal.contact_added').length).toBe(3);
     expect(types.filter((x: string) => x === 'deal.contact_updated').length).toBe(2);
 
@@ -165,7 +167,7 @@ describe('deals', () => {
     const first = (await t.live.get(`/v1/deals?pipeline_id=${p.id}&limit=2`)).json();
     expect(first.pagination).toMatchObject({ total: 3, has_next: true });
     const second = (await t.live.get(`/v1/deals?pipeline_id=${p.id}&limit=2&cursor=${first.next_cursor}`)).json();
-    expect([...first.data, ...second.data].map((x: any) => x.id)).toEqual([c.id, b.id, a.id]);
+    expect([...first.data, ...second.data].map((x: Json) => x.id)).toEqual([c.id, b.id, a.id]);
     await fails(t.live.get('/v1/deals?status=maybe'), 400);
     await fails(t.live.get('/v1/deals?min_amount=-5'), 422);
     // A deleted company leaves its deals without one.

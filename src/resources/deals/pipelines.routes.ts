@@ -68,7 +68,7 @@ export async function pipelineRoutes(fastify: FastifyInstance): Promise<void> {
   app.put(`${base}/:id/stages/order`, {
     schema: {
       tags, summary: 'Reorder the stages of a deal pipeline',
-      description: 'Sets the order of the stages: `stage_ids` names every stage of the pipeline exactly once (else 400). New deals start in the first stage.',
+      description: 'Sets the order of the stages: `stage_ids` names every stage of the pipeline exactly once (a stage left out or named twice is 400; an id that is no stage of the pipeline is 404 `Stage not found`). New deals start in the first stage.',
       params: s.PipelineParams, body: s.StageOrderSchema, response: { 200: Data(s.PipelineSchema, 'The pipeline in its new order'), ...errorResponses(404) },
     },
   }, (req, reply) => mutate(req, reply, 200, (w) => store.orderStages(w, req.params.id, req.body.stage_ids)));

@@ -20,7 +20,6 @@ interface StageInput {
   probability?: number;
   stage_type?: StageType;
   color?: string | null;
-  checklist_stage_id?: string | null;
 }
 
 const presentStage = (s: StageRow) => ({
@@ -81,7 +80,7 @@ function stageRow(w: WriteContext, pipelineId: string, position: number, s: Stag
   const type = s.stage_type ?? 'open';
   return {
     ...tenantOf(w.scope), id: newId('stg'), pipeline_id: pipelineId, name: s.name, position, probability: s.probability ?? defaultProbability(type),
-    stage_type: type, color: s.color ?? null, checklist_stage_id: s.checklist_stage_id ?? null, created_at: w.now, updated_at: w.now,
+    stage_type: type, color: s.color ?? null, checklist_stage_id: null, created_at: w.now, updated_at: w.now,
   };
 }
 
@@ -99,7 +98,7 @@ async function makeDefault(w: WriteContext, pipelineId: string) {
   await updateIn(w.tx, 'deal_pipelines', w.scope).set({ is_default: 1, updated_at: w.now }).where('id', '=', pipelineId).execute();
 }
 
-export async function createPipeline(w: WriteContext, input: { name: string; is_default?: boolean; stages?: Array<StageInput & { name: string }> }) {
+export async function createPipeline(w: WriteContext, input: { name: string; is_default?: boolean; stages?: Array<StageInput & { name: string }> }, options: { silent?: boolean } = {}) {
   const id = newId('pip');
   const hasDefault = await selectIn(w.tx, 'deal_pipelines', w.scope).select('id').where('is_default', '=', 1).executeTakeFirst();
   const isDefault = input.is_default === true || !hasDefault;
@@ -108,12 +107,16 @@ export async function createPipeline(w: WriteContext, input: { name: string; is_
   const stages = (input.stages ?? DEFAULT_STAGES).map((s, i) => stageRow(w, id, i, s));
   await w.tx.insertInto('deal_stages').values(stages).execute();
   const pipeline = await readPipeline(w.tx, w.scope, id);
-  w.emit('deal_pipeline.created', pipeline);
+  if (!options.silent) w.emit('deal_pipeline.created', pipeline);
   return pipeline;
 }
 
-/** The default pipeline of a new tenant (or of a reset sandbox). */
-export const createDefaultPipeline = (w: WriteContext) => createPipeline(w, { name: 'Sales pipeline', is_default: true });
+/**
+ * The default pipeline of a new tenant, or of a reset sandbox. Made with the organization it is
+ * part of the organization (like its keys) and records no event; the sandbox's records its event.
+ */
+export const createDefaultPipeline = (w: WriteContext, options: { silent?: boolean } = {}) =>
+  createPipeline(w, { name: 'Sales pipeline', is_default: true }, options);
 
 export async function updatePipeline(w: WriteContext, id: string, input: { name?: string; is_default?: true }) {
   const before = await readPipeline(w.tx, w.scope, id);
@@ -196,7 +199,8 @@ export async function orderStages(w: WriteContext, pipelineId: string, stageIds:
   await getPipeline(w.tx, w.scope, pipelineId);
   const stages = await stagesOf(w.tx, w.scope, pipelineId);
   const known = new Set(stages.map((s) => s.id));
-  if (new Set(stageIds).size !== stageIds.length || stageIds.length !== stages.length || !stageIds.every((id) => known.has(id))) {
+  if (!stageIds.every((id) => known.has(id))) throw notFound('Stage not found');
+  if (new Set(stageIds).size !== stageIds.length || stageIds.length !== stages.length) {
     throw badRequest('stage_ids must name every stage of the pipeline exactly once');
   }
   await renumber(w, stageIds);

@@ -22,6 +22,9 @@ const DEALS: Array<[number, string, number, number | null, number]> = [
   [5, 'Platform migration', 9_000_000, null, -20],
 ];
 
+/** How many deals the sandbox holds. */
+export const SANDBOX_DEALS = DEALS.length;
+
 const day = (w: WriteContext, days: number) => new Date((w.now + days * 86_400) * 1000).toISOString().slice(0, 10);
 
 export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<number> {

@@ -92,14 +92,23 @@ const REFERENCES: Record<string, string> = {
   // A deal's pipeline and stage (BODY_DEFAULTS gives a matching pair).
   pipeline_id: '/v1/deals/pipelines',
   stage_id: '/v1/deals/pipelines/:id/stages',
+  stage_ids: '/v1/deals/pipelines/:id/stages',
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */
-const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
+const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
+  // Every stage of the pipeline the route's factory made, once each.
+  'PUT /v1/deals/pipelines/:id/stages/order': async (actor, api, params) => {
+    const id = params?.id ?? (await make(api, actor, '/v1/deals/pipelines')).id;
+    const pipeline = await actor.call('GET', `/v1/deals/pipelines/${id}`);
+    // Another tenant's pipeline (an intruder's request): any stage ids; the pipeline is what is refused.
+    if (pipeline.status !== 200) return { stage_ids: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] };
+    return { stage_ids: json(pipeline).data.stages.map((s: { id: string }) => s.id) };
+  },
   // A deal's stage belongs to its pipeline.
   'POST /v1/deals': async (actor, api) => {
     const stage = await make(api, actor, '/v1/deals/pipelines/:id/stages');
@@ -162,9 +171,10 @@ export async function referenceValue(api: Api, actor: Actor, field: string): Pro
 
 /**
  * A valid body for a route, owned by `actor`: on POST the required fields and every reference
- * field, on PATCH one field; references name the actor's own objects, `name` carries a sentinel.
+ * field, on PATCH one field; references name the actor's own objects, `name` carries a sentinel;
+ * `params` are the route's, for a body that must agree with them.
  */
-export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<unknown> {
+export async function bodyFor(api: Api, actor: Actor, route: ApiRoute, params?: Params): Promise<unknown> {
   const schema = bodySchema(api, route);
   if (!schema) return undefined;
   const properties: Record<string, Record<string, unknown>> = schema.properties ?? {};
@@ -178,5 +188,5 @@ export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<
   }
   const name = properties.name && stringBranch(properties.name);
   if (name && 'name' in out && (name.maxLength ?? 100) >= 24) out.name = bodySentinel();
-  return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api)) };
+  return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api, params)) };
 }
