@@ -23,6 +23,7 @@ import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
 import { WriteQueue } from './platform/write.ts';
 import { recordRoutes } from './platform/route-table.ts';
+import { LinkCache } from './platform/targeting.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
@@ -88,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     writes,
     limiter,
     keys: new KeyCache(),
+    links: new LinkCache(),
     lists: new ListCache(),
     hub,
     notify: hub.notify,
@@ -99,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('idempotency', undefined);
 
   installErrorHandler(app);
-  const authDeps = { database, keys: app.services.keys, limiter, limits };
+  const authDeps = { database, keys: app.services.keys, links: app.services.links, limiter, limits };
 
   // These hooks run on every request: they take callbacks and finish synchronously on their common
   // paths (a cached key, a read), so no promise is made for them.

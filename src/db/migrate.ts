@@ -5,6 +5,7 @@ import type { Database } from './database.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.ts';
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
+import { agencyScopes } from './migrations/0005-agency-scopes.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
 import { deals } from './migrations/0010-deals.ts';
 
@@ -13,6 +14,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0001-initial': initial(database.dialect),
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
     '0003-tenant-keys': tenantKeys(database.dialect),
+    '0005-agency-scopes': agencyScopes(database.dialect),
     '0008-list-members': listMembers(database.dialect),
     '0010-deals': deals(database.dialect),
   };

@@ -7,6 +7,7 @@ import type { IdempotencyClaim } from './idempotency.ts';
 import type { ListCache } from './list-cache.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
+import type { LinkCache } from './targeting.ts';
 import type { WriteQueue } from './write.ts';
 import type { RouteMessages } from './validation.ts';
 
@@ -17,6 +18,8 @@ export interface Services {
   writes: WriteQueue;
   limiter: RateLimiter;
   keys: KeyCache;
+  /** Which clients agencies may act for (X-Org-Id), cached like keys. */
+  links: LinkCache;
   /** List answers and filtered totals, reused while the tenant's data is unchanged. */
   lists: ListCache;
   hub: EventHub;

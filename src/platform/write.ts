@@ -20,6 +20,12 @@ import type { Scope } from './scope.ts';
 /** A query builder's statement, ready to run. */
 export type DeferredStatement = Compilable & { execute(): Promise<unknown> };
 
+/** Who makes a write: the API key and its organization (an agency's, when it acts for a client). */
+export interface Actor {
+  readonly keyId: string;
+  readonly orgId: string;
+}
+
 interface PendingEvent {
   id: string;
   type: string;
@@ -32,6 +38,8 @@ export class WriteContext {
   readonly tx: Transaction<DB>;
   readonly scope: Scope;
   readonly dialect: Dialect;
+  /** Recorded on the write's events and ledger rows; null for writes no key made (CLI, seeding). */
+  readonly actor: Actor | null;
   readonly now = nowSeconds();
   readonly #seq: number;
   readonly #events: PendingEvent[] = [];
@@ -40,11 +48,12 @@ export class WriteContext {
   #response: { key: string; status: number; body: string } | undefined;
 
   /** `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. */
-  constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number) {
+  constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number, actor: Actor | null = null) {
     this.tx = tx;
     this.scope = scope;
     this.dialect = dialect;
     this.#seq = seq;
+    this.actor = actor;
   }
 
   /** Records `<type>` for `object` (the API representation), committed with the write. */
@@ -88,7 +97,7 @@ export class WriteContext {
     if (this.#events.length > 0) {
       const base = this.#seq;
       statements.push(this.tx.insertInto('events')
-        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now }))));
+        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }))));
       this.count('events', this.#events.length);
     }
     const moved = [...this.#deltas].filter(([, delta]) => delta !== 0);
@@ -111,6 +120,9 @@ export class WriteContext {
     return this.#seq + this.#events.length;
   }
 }
+
+/** The columns that record who made a change. */
+export const actorColumns = (actor: Actor | null) => ({ actor_key_id: actor?.keyId ?? null, actor_org_id: actor?.orgId ?? null });
 
 /** Adds `delta` to a tenant counter (creating it at zero) and returns the new value. */
 export async function bumpCounter(db: Kysely<DB>, scope: Scope, name: string, delta: number): Promise<number> {
@@ -144,6 +156,7 @@ export async function writeIn<T>(tx: Transaction<DB>, dialect: Dialect, scope: S
 interface Write {
   scope: Scope;
   work: Work<unknown>;
+  actor?: Actor | null;
 }
 
 interface QueuedWrite extends Write {
@@ -165,7 +178,7 @@ async function commitTogether(database: Database, writes: Write[]): Promise<unkn
     const results: unknown[] = [];
     for (const q of writes) {
       const key = scopeKey(q.scope);
-      const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!);
+      const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null);
       const result = await q.work(w);
       sequences.set(key, await w.finish());
       results.push(result);
@@ -199,9 +212,9 @@ export class WriteQueue {
   }
 
   /** Runs `work` as one write of `scope`, committed with the writes that arrive with it. */
-  run<T>(scope: Scope, work: Work<T>): Promise<T> {
+  run<T>(scope: Scope, work: Work<T>, actor: Actor | null = null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ scope, work, resolve: resolve as (r: unknown) => void, reject });
+      this.#pending.push({ scope, work, actor, resolve: resolve as (r: unknown) => void, reject });
       this.#schedule();
     });
   }
@@ -266,6 +279,7 @@ export class WriteQueue {
 export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>): Promise<void> {
   const { writes, notify } = request.server.services;
   let body = '';
+  const actor = request.apiKey ? { keyId: request.apiKey.id, orgId: request.apiKey.orgId } : null;
   // Serialized by the route's response schema, like every read: a write answers exactly the fields
   // a GET of the same record answers.
   reply.code(status);
@@ -274,7 +288,7 @@ export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, st
     body = reply.serialize({ data }) as string;
     if (request.idempotency) w.respond(request.idempotency.key, status, body);
     return data;
-  });
+  }, actor);
   if (request.idempotency) request.idempotency.stored = true;
   notify(request.scope);
   reply.type('application/json; charset=utf-8').send(body);
