@@ -152,3 +152,37 @@ async function runWorker<T>(script: string, spec: object): Promise<T> {
 
 export const runLoad = (spec: LoadSpec) => runWorker<LoadResult>('bench/load.ts', spec);
 export const runWalk = (spec: WalkSpec) => runWorker<WalkResult>('bench/walk.ts', spec);
+
+/** A worker-only process (`npm run worker`) on the server core; resolves once its runner started. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
+  const [file, args] = command(SERVER_CORE, 'src/worker.ts', [], serverNodeOptions());
+  const child = spawn(file, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start: ${output}`));
+    }, 60_000);
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      if (output.includes('"worker started"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    void exited.then((code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return {
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -32,6 +32,9 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '7b', name: 'list p50 at N / at 10k', value: s.s7_growth ? ratio(s.s2_list_first_page.p50, s.s7_growth.s2_list_first_page.p50) : null, op: '<=', target: 1.3 },
     { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
     { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
+    { id: '9', name: 'webhook event-to-delivery p50 at 200 creates/s, ms', value: s.s9_delivery_latency.p50, op: '<=', target: 100 },
+    { id: '10a', name: 'webhook deliveries/s to one receiver', value: s.s10_delivery_throughput.perSecond, op: '>=', target: r.store === 'postgres' ? 1000 : 500 },
+    { id: '10b', name: 'GET one slowdown during deliveries', value: s.s10_delivery_throughput.slowdown, op: '<=', target: 0.2 },
   ];
   return rows.map((t) => ({ ...t, pass: t.value === null ? null : t.op === '>=' ? t.value >= t.target : t.value <= t.target }));
 }
@@ -64,6 +67,10 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     ...(s.s7_growth
       ? [figureRow(`7 GET one at ${num(s.s7_growth.base)}`, s.s7_growth.s1_get_one), figureRow(`7 list first page at ${num(s.s7_growth.base)}`, s.s7_growth.s2_list_first_page)]
       : []),
+    `  9 webhook event-to-delivery at ${s.s9_delivery_latency.createsPerSecond} creates/s: p50 ${ms(s.s9_delivery_latency.p50)} ms, p99 ${ms(s.s9_delivery_latency.p99)} ms, max ${ms(s.s9_delivery_latency.max)} ms (${num(s.s9_delivery_latency.events)} events)`,
+    `  10 webhook deliveries: ${num(s.s10_delivery_throughput.perSecond)}/s by ${s.s10_delivery_throughput.workers} worker process(es) × ${s.s10_delivery_throughput.concurrency} (${num(s.s10_delivery_throughput.deliveries)} deliveries)`,
+    figureRow('10 GET one alone (API-only process)', s.s10_delivery_throughput.getAlone),
+    figureRow('10 GET one during deliveries', s.s10_delivery_throughput.getDuring),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

@@ -11,6 +11,7 @@ import type { BenchOptions } from './options.ts';
 import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
 import { createSeededOrg, seedContacts } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
+import { benchWebhooks, type WebhookResults } from './webhooks.ts';
 
 export interface Figure {
   /** Medians over the rounds: requests per second and latency in milliseconds. */
@@ -46,7 +47,7 @@ export interface StoreResult {
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
     s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  };
+  } & WebhookResults;
 }
 
 const median = (xs: number[]) => {
@@ -249,6 +250,10 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     await stop(limited);
     const perSecond = (code: string) => median(s6raw.rounds.map((r) => (r.statuses[code] ?? 0) / r.seconds));
 
+    const webhooks = await benchWebhooks({
+      kind, storeUrl: store.url, database, options, log, start, stop, load, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
+    });
+
     return {
       store: kind,
       seed: { contacts: big.contacts, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
@@ -267,6 +272,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
           eldMaxMs: after.eldMaxEver,
           rssAfterMb: rssAfter,
         },
+        ...webhooks,
       },
     };
   } finally {

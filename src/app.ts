@@ -12,9 +12,12 @@ import { migrateToLatest } from './db/migrate.ts';
 import { authenticate, KeyCache } from './platform/auth.ts';
 import { frameworkErrorHandler, installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
-import { claim, purgeExpired, settle } from './platform/idempotency.ts';
+import { claim, settle } from './platform/idempotency.ts';
+import { ClaimLeases } from './platform/idempotency-lease.ts';
+import { startWorkers } from './platform/jobs/workers.ts';
 import { ListCache } from './platform/list-cache.ts';
 import { openApiOptions } from './platform/openapi.ts';
+import { OutboundClient } from './platform/outbound.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
 import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
 import type { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
@@ -39,7 +42,6 @@ export interface AppOptions {
 const isApiRoute = (url: string | undefined) => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
-const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const LOG_BATCH_BYTES = 12 * 1024;
 const LOG_FLUSH_MS = 1000;
 
@@ -83,6 +85,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await limiter.ready?.();
   const hub = new EventHub();
   const writes = new WriteQueue(database);
+  const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
+  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
+  // Background jobs and schedules (the idempotency purge among them) run here unless WORKERS=off.
+  const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound }) : undefined;
+  // A committed write may have enqueued jobs: on SQLite wake the workers of this process at once
+  // (on PostgreSQL every process is woken by NOTIFY when a job is committed).
+  const wakeWorkers = workers && database.dialect === 'sqlite' ? workers.runner.wake : undefined;
   app.decorate('services', {
     config,
     database,
@@ -90,9 +99,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     limiter,
     keys: new KeyCache(),
     links: new LinkCache(),
+    leases,
     lists: new ListCache(),
     hub,
-    notify: hub.notify,
+    notify: wakeWorkers ? (scope) => {
+      hub.notify(scope);
+      wakeWorkers();
+    } : hub.notify,
+    outbound,
+    workers,
     secret: await loadSecret(database.db, config.secretKey),
     closing: closing.signal,
   });
@@ -130,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     settle(database.db, request, reply.statusCode, payload).then(() => done(null, payload), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
+    if (request.idempotency) leases.release(request.idempotency);
     request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
     done();
   });
@@ -143,18 +159,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logLevel: 'warn',
   });
 
-  const purge = setInterval(() => {
-    purgeExpired(database.db).catch((error: Error) => app.log.warn({ err: { message: error.message } }, 'idempotency purge failed'));
-  }, PURGE_INTERVAL_MS).unref();
-
   app.addHook('preClose', async () => {
     closing.abort();
   });
   app.addHook('onClose', async () => {
-    clearInterval(purge);
+    leases.close();
     clearInterval(flushLogs);
     await limiter.close();
     await writes.drained();
+    await workers?.stop();
+    await outbound.close();
     if (ownDatabase) await database.close();
   });
   return app;

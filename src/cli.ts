@@ -6,6 +6,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { Mode } from './db/schema.ts';
 import { createOrganization, listOrganizations, organizationExists } from './orgs/orgs.ts';
+import { JOB_STATUSES, listJobs, queueStats, retryJob } from './platform/jobs/queue.ts';
 import { runWrite } from './platform/write.ts';
 import { createApiKey, revokeApiKey } from './resources/api-keys/api-keys.store.ts';
 import { grantCredits } from './resources/usage/usage.store.ts';
@@ -18,7 +19,10 @@ const USAGE = `Usage: npm run --silent cli -- <command>
   orgs list                                       all organizations
   orgs grant --org <ID> --credits <N> [--mode test]  add credits (live by default)
   keys create --org <ID> --name <NAME> [--mode test] new API key (token printed once)
-  keys revoke <KEY_ID>                            revoke a key`;
+  keys revoke <KEY_ID>                            revoke a key
+  jobs stats                                      background jobs by status, age of the oldest due job
+  jobs list [--status S] [--kind K] [--limit N]   the most recently changed jobs (50 by default)
+  jobs retry <JOB_ID>                             run a failed or dead job again, with all its attempts`;
 
 class UsageError extends Error {}
 
@@ -37,7 +41,10 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' }, agency: { type: 'boolean' } },
+    options: {
+      name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' },
+      status: { type: 'string' }, kind: { type: 'string' }, limit: { type: 'string' }, agency: { type: 'boolean' },
+    },
   });
   const [group, action, arg] = positionals;
   const config = loadConfig();
@@ -66,6 +73,20 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
       const id = need(arg, '<KEY_ID>');
       if (!(await revokeApiKey(database.db, id))) throw new UsageError(`no active key ${id}`);
       return { api_key_id: id, revoked: true };
+    }
+    case 'jobs stats':
+      return queueStats(database.db);
+    case 'jobs list': {
+      const limit = Number(values.limit ?? 50);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+      if (values.status !== undefined && !(JOB_STATUSES as readonly string[]).includes(values.status)) throw new UsageError(`--status must be one of ${JOB_STATUSES.join(', ')}`);
+      return listJobs(database.db, { status: values.status, kind: values.kind, limit });
+    }
+    case 'jobs retry': {
+      const id = need(arg, '<JOB_ID>');
+      const job = await retryJob(database.db, id);
+      if (!job) throw new UsageError(`no failed or dead job ${id}`);
+      return job;
     }
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given');

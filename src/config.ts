@@ -13,6 +13,18 @@ export interface Config {
   defaultCredits: number;
   logLevel: string;
   sseHeartbeatMs: number;
+  /** `inline`: this process also runs background jobs; `off`: API only (see src/worker.ts). */
+  workers: 'inline' | 'off';
+  workerConcurrency: number;
+  jobLeaseSeconds: number;
+  jobRetentionHours: number;
+  /** Let outbound calls (webhooks) reach loopback, private and link-local addresses. */
+  outboundAllowPrivate: boolean;
+  webhookTimeoutMs: number;
+  /** Seconds to wait before each retry of a failed delivery; its length is the number of retries. */
+  webhookRetrySchedule: readonly number[];
+  webhookDisableAfterSeconds: number;
+  webhookDeliveryRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -24,6 +36,22 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): n
   const value = Number(raw);
   if (value < min) throw new ConfigError(`${name} must be at least ${min}`);
   return value;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** 30 s, 2 min, 10 min, 1 h, 6 h, then every 12 h: the last retry is about 3 days after the event. */
+const WEBHOOK_RETRIES = '30,120,600,3600,21600,43200,43200,43200,43200,43200';
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  if (!/^\d+(,\d+)*$/.test(raw)) throw new ConfigError(`${name} must be a comma-separated list of whole seconds, got "${raw}"`);
+  return raw.split(',').map(Number);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -39,6 +67,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const workers = env.WORKERS || 'inline';
+  if (workers !== 'inline' && workers !== 'off') throw new ConfigError('WORKERS must be inline or off');
   return Object.freeze({
     port: int(env, 'PORT', 8080),
     host: env.HOST || '0.0.0.0',
@@ -51,5 +81,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultCredits: int(env, 'DEFAULT_CREDITS', 1000),
     logLevel,
     sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15000, 10),
+    workers,
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2),
+    jobRetentionHours: int(env, 'JOB_RETENTION_HOURS', 72, 1),
+    outboundAllowPrivate: bool(env, 'OUTBOUND_ALLOW_PRIVATE'),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+    webhookRetrySchedule: Object.freeze(seconds(env, 'WEBHOOK_RETRY_SCHEDULE', WEBHOOK_RETRIES)),
+    webhookDisableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600, 1),
+    webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1),
   });
 }

@@ -71,7 +71,10 @@ export interface IdempotencyKeysTable extends Tenant {
   status: number | null;
   body: string | null;
   created_at: number;
+  /** Last renewal of the claim's lease (seconds); a claim not renewed for LEASE_S is taken over. */
   locked_at: number;
+  /** The token of the request holding the claim (0006-idempotency-lease); null on older rows. */
+  lease: string | null;
 }
 
 export interface ListsTable extends Tenant {
@@ -221,6 +224,23 @@ export interface DealsTable extends Tenant {
   updated_at: number;
 }
 
+/** Background work: see src/platform/jobs/. Times are milliseconds. */
+export interface JobsTable extends Tenant {
+  id: string;
+  kind: string;
+  payload: string;
+  concurrency_key: string | null;
+  status: string;
+  run_at: number;
+  attempts: number;
+  max_attempts: number;
+  lease_until: number | null;
+  lease_token: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DealContactsTable extends Tenant {
   deal_id: string;
   contact_id: string;
@@ -240,6 +260,22 @@ export interface DealStageHistoryTable extends Tenant {
   updated_at: number;
 }
 
+export interface WebhookEndpointsTable extends Tenant {
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: unknown;
+  all_events: number;
+  is_active: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DealStageTotalsTable extends Tenant {
   stage_id: string;
   currency: string;
@@ -247,6 +283,19 @@ export interface DealStageTotalsTable extends Tenant {
   amount: number;
   weighted_own: number;
   amount_following: number;
+}
+
+export interface WebhookDeliveriesTable extends Tenant {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  attempts: unknown;
+  next_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface DB {
@@ -272,5 +321,8 @@ export interface DB {
   deal_stage_totals: DealStageTotalsTable;
   agency_links: AgencyLinksTable;
   agency_grants: AgencyGrantsTable;
+  jobs: JobsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 

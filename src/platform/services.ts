@@ -3,8 +3,10 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { AuthedKey, KeyCache } from './auth.ts';
 import type { EventHub } from './event-hub.ts';
-import type { IdempotencyClaim } from './idempotency.ts';
+import type { ClaimLeases, IdempotencyClaim } from './idempotency-lease.ts';
+import type { Workers } from './jobs/workers.ts';
 import type { ListCache } from './list-cache.ts';
+import type { OutboundClient } from './outbound.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
 import type { LinkCache } from './targeting.ts';
@@ -20,11 +22,17 @@ export interface Services {
   keys: KeyCache;
   /** Which clients agencies may act for (X-Org-Id), cached like keys. */
   links: LinkCache;
+  /** The idempotency claims of requests in flight, renewed while they run. */
+  leases: ClaimLeases;
   /** List answers and filtered totals, reused while the tenant's data is unchanged. */
   lists: ListCache;
   hub: EventHub;
   notify: (scope: Scope) => void;
   secret: string;
+  /** The HTTP client for user-given URLs (webhooks), with its SSRF guard. */
+  outbound: OutboundClient;
+  /** The in-process job runner and schedules (WORKERS=inline); undefined in an API-only process. */
+  workers: Workers | undefined;
   /** Aborted when the server shuts down: long-lived responses (event streams) end on it. */
   closing: AbortSignal;
 }

@@ -12,9 +12,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
-import type { DB } from '../db/schema.ts';
+import type { DB, JobsTable } from '../db/schema.ts';
+import { webhookFanout } from '../resources/webhooks/webhooks.fanout.ts';
 import { isUnavailable } from './error-handler.ts';
+import { conflict } from './errors.ts';
+import type { EventType } from './event-types.ts';
+import { STILL_RUNNING, type IdempotencyClaim } from './idempotency.ts';
 import { newId, nowSeconds } from './ids.ts';
+import { DEFAULT_MAX_ATTEMPTS, type JobKind } from './jobs/kinds.ts';
+import { updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
 /** A query builder's statement, ready to run. */
@@ -26,9 +32,9 @@ export interface Actor {
   readonly orgId: string;
 }
 
-interface PendingEvent {
+export interface PendingEvent {
   id: string;
-  type: string;
+  type: EventType;
   object_id: string;
   data: string;
   previous_attributes: string | null;
@@ -45,7 +51,8 @@ export class WriteContext {
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
   readonly #later: DeferredStatement[] = [];
-  #response: { key: string; status: number; body: string } | undefined;
+  readonly #jobs: JobsTable[] = [];
+  #response: { claim: IdempotencyClaim; status: number; body: string } | undefined;
 
   /** `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. */
   constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number, actor: Actor | null = null) {
@@ -56,15 +63,20 @@ export class WriteContext {
     this.actor = actor;
   }
 
-  /** Records `<type>` for `object` (the API representation), committed with the write. */
-  emit(type: string, object: { readonly id: string; readonly [field: string]: unknown }, previousAttributes?: Record<string, unknown> | null): void {
+  /**
+   * Records `<type>` for `object` (the API representation), committed with the write, and returns
+   * the event's id. Its webhook deliveries are enqueued with it (see webhooks.fanout.ts).
+   */
+  emit(type: EventType, object: { readonly id: string; readonly [field: string]: unknown }, previousAttributes?: Record<string, unknown> | null): string {
+    const id = newId('evt');
     this.#events.push({
-      id: newId('evt'),
+      id,
       type,
       object_id: object.id,
       data: JSON.stringify({ object }),
       previous_attributes: previousAttributes ? JSON.stringify(previousAttributes) : null,
     });
+    return id;
   }
 
   /** Moves a maintained total (e.g. the number of contacts) by `delta`. */
@@ -81,9 +93,28 @@ export class WriteContext {
     this.#later.push(statement);
   }
 
-  /** Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). */
-  respond(key: string, status: number, body: string): void {
-    this.#response = { key, status, body };
+  /**
+   * Enqueues a background job of `kind`, committed with the write (transactional outbox): a
+   * committed write always has its jobs, a rolled-back one never does. `runAt` (milliseconds) delays
+   * it. Returns the job's id. Adds no round trip: the job is written with the write's events.
+   */
+  enqueue<P>(kind: JobKind<P>, payload: P, options: { runAt?: number; id?: string; concurrencyKey?: string } = {}): string {
+    const now = Date.now();
+    const id = options.id ?? newId('job');
+    this.#jobs.push({
+      org_id: this.scope.orgId, mode: this.scope.mode, id, kind: kind.name, payload: JSON.stringify(payload), concurrency_key: options.concurrencyKey ?? null, status: 'queued',
+      run_at: options.runAt ?? now, attempts: 0, max_attempts: kind.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      lease_until: null, lease_token: null, last_error: null, created_at: now, updated_at: now,
+    });
+    return id;
+  }
+
+  /**
+   * Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). The
+   * write fails with 409, committing nothing, if the claim was taken over meanwhile (its lease lapsed).
+   */
+  respond(claim: IdempotencyClaim, status: number, body: string): void {
+    this.#response = { claim, status, body };
   }
 
   /**
@@ -94,7 +125,10 @@ export class WriteContext {
   async finish(): Promise<number> {
     const { orgId, mode } = this.scope;
     const statements = this.#later;
+    if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));
     if (this.#events.length > 0) {
+      const deliveries = webhookFanout(this, this.#events);
+      if (deliveries) statements.push(deliveries);
       const base = this.#seq;
       statements.push(this.tx.insertInto('events')
         .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }))));
@@ -107,16 +141,22 @@ export class WriteContext {
         .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` })));
     }
     if (this.#response) {
-      const { key, status, body } = this.#response;
-      statements.push(this.tx.updateTable('idempotency_keys').set({ status, body })
-        .where('org_id', '=', orgId).where('mode', '=', mode).where('key', '=', key));
+      // Last, so that the rows it changed are what the statement (or the last one) reports.
+      const { claim, status, body } = this.#response;
+      statements.push(updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease));
     }
+    let changed: bigint | undefined;
     if (this.dialect === 'postgres' && statements.length > 1) {
       const last = statements.pop()!;
-      await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+      const result = await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+      changed = result.numAffectedRows;
     } else {
-      for (const q of statements) await q.execute();
+      for (const q of statements) {
+        const result = await q.execute();
+        changed = (Array.isArray(result) ? (result[0] as { numUpdatedRows?: bigint } | undefined)?.numUpdatedRows : undefined);
+      }
     }
+    if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
     return this.#seq + this.#events.length;
   }
 }
@@ -286,10 +326,13 @@ export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, st
   await writes.run(request.scope, async (w) => {
     const data = await work(w);
     body = reply.serialize({ data }) as string;
-    if (request.idempotency) w.respond(request.idempotency.key, status, body);
+    if (request.idempotency) w.respond(request.idempotency, status, body);
     return data;
   }, actor);
-  if (request.idempotency) request.idempotency.stored = true;
+  if (request.idempotency) {
+    request.idempotency.stored = true;
+    request.server.services.leases.release(request.idempotency);
+  }
   notify(request.scope);
   reply.type('application/json; charset=utf-8').send(body);
 }

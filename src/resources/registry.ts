@@ -20,6 +20,7 @@ import { lists } from './lists/lists.resource.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
 interface Group {
   prefix: '/v1' | '/auth/v1';
@@ -46,6 +47,8 @@ export const groups: Group[] = [
   { prefix: '/auth/v1', tag: { name: 'API keys', description: 'Key management' }, routes: apiKeyRoutes },
   { prefix: '/auth/v1', tag: { name: 'Agency grants', description: 'Access this organization offers agencies' }, routes: agencyGrantRoutes },
   { prefix: '/v1', tag: { name: 'Agency', description: 'An agency\'s client organizations and what it spent in them' }, routes: agencyClientRoutes },
+  // A sandbox reset keeps the endpoints (configuration, like API keys) and clears their deliveries.
+  { prefix: '/v1', tag: { name: 'Webhooks', description: 'Signed deliveries of events to your endpoints' }, routes: webhookRoutes, tables: ['webhook_deliveries'] },
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */

@@ -15,12 +15,19 @@ export const redisUrl = (): string => process.env.TEST_REDIS_URL ?? 'redis://127
 /** Every log line written by apps of this test file, to check that no secret is ever logged. */
 export const capturedLogs: string[] = [];
 
+/**
+ * How every app and process of the suite delivers webhooks. On PostgreSQL they all share one job
+ * queue, so any of them may run any test's delivery: all reach local receivers and retry within a
+ * second. The SSRF tests turn private networks off in an app that runs no workers.
+ */
+export const DELIVERY_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' };
+
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
 }
 
 export async function testApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
-  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '4', LOG_LEVEL: 'info', ...options.env });
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '4', LOG_LEVEL: 'info', ...DELIVERY_ENV, ...options.env });
   const sink = new Writable({
     write(chunk, _encoding, done) {
       capturedLogs.push(String(chunk));

@@ -23,7 +23,10 @@ describe('health', () => {
   it('answers 200 without a credential', async () => {
     const res = await client(app, undefined).get('/healthz');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ok' });
+    expect(res.json()).toEqual({
+      status: 'ok',
+      jobs: { counts: { queued: expect.any(Number), running: expect.any(Number), succeeded: expect.any(Number), failed: expect.any(Number), dead: expect.any(Number) }, oldest_due_age_seconds: expect.any(Number), workers: 'inline', running_here: expect.any(Number) },
+    });
     expect(res.headers['x-ratelimit-limit-second']).toBeUndefined();
   });
 });

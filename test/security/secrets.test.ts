@@ -45,7 +45,9 @@ describe('tokens', () => {
 
   it('appear in no response but the one that creates them', async () => {
     const org = await freshOrg(app, 'T');
-    const urls = ['/v1/lists', '/v1/contacts', '/v1/events?limit=200', '/auth/v1/api-keys', '/v1/usage', '/v1/openapi.json'];
+    const hook = await org.live.call('POST', '/v1/webhooks', { body: { url: 'https://example.com/hook', event_types: ['campaign.paused'] } });
+    expect(secretsIn(hook.body)).toHaveLength(1); // the webhook secret, shown once
+    const urls = ['/v1/lists', '/v1/contacts', '/v1/events?limit=200', '/auth/v1/api-keys', '/v1/usage', '/v1/openapi.json', '/v1/webhooks', `/v1/webhooks/${json(hook).data.id}`];
     for (const url of urls) {
       const reply = await org.live.call('GET', url);
       expect(secretsIn(reply.body).filter((s) => !s.startsWith('body value')), url).toEqual([]);

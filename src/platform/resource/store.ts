@@ -6,6 +6,7 @@ import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { containsInsensitive, jsonArrayHas } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
+import { resourceEvent } from '../event-types.ts';
 import { newId } from '../ids.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
@@ -157,7 +158,7 @@ export async function createRecord(r: Resource, w: WriteContext, input: Record<s
   if (r.counter) w.count(r.counter, 1);
   await r.hooks?.afterWrite?.(w, row as Row, {});
   const record = await presentOne(r, w.tx, w.scope, row as Row);
-  w.emit(`${r.name}.created`, record);
+  w.emit(resourceEvent(r.name, 'created'), record);
   return record;
 }
 
@@ -176,7 +177,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, inp
   const after = { ...before, ...changes } as Row;
   await r.hooks?.afterWrite?.(w, after, { before });
   const record = await presentOne(r, w.tx, w.scope, after);
-  w.emit(`${r.name}.updated`, record, previous(old, input));
+  w.emit(resourceEvent(r.name, 'updated'), record, previous(old, input));
   return record;
 }
 
@@ -196,7 +197,7 @@ async function applyDependents(r: Resource, w: WriteContext, id: string): Promis
       if (rows.length === 0) continue;
       await updateIn(w.tx, table(dep.resource), w.scope).set({ [dep.column]: null, updated_at: w.now } as never).where(sql.ref(dep.column), '=', id).execute();
       const records = await present(dep.resource, w.tx, w.scope, rows.map((row) => ({ ...row, [dep.column]: null, updated_at: w.now })));
-      for (const record of records) w.emit(`${dep.resource.name}.updated`, record, { [dep.column]: id, updated_at: rows.find((x) => x.id === record.id)!.updated_at });
+      for (const record of records) w.emit(resourceEvent(dep.resource.name, 'updated'), record, { [dep.column]: id, updated_at: rows.find((x) => x.id === record.id)!.updated_at });
     }
   }
 }
@@ -209,6 +210,6 @@ export async function deleteRecord(r: Resource, w: WriteContext, id: string, que
   await deleteIn(w.tx, table(r), w.scope).where(sql.ref('id'), '=', id).execute();
   if (r.listable) await leaveLists(w, id);
   if (r.counter) w.count(r.counter, -1);
-  w.emit(`${r.name}.deleted`, record);
+  w.emit(resourceEvent(r.name, 'deleted'), record);
   return { id, deleted: true };
 }

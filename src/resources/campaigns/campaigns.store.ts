@@ -4,6 +4,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { parseJson } from '../../db/sql.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
+import type { EventType } from '../../platform/event-types.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { getRow, presentOne } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
@@ -122,7 +123,7 @@ export async function launchCampaign(w: WriteContext, id: string): Promise<ApiRe
   return campaign;
 }
 
-async function transition(w: WriteContext, id: string, from: string, to: string, event: string, refusal: (status: string) => string): Promise<ApiRecord> {
+async function transition(w: WriteContext, id: string, from: string, to: string, event: EventType, refusal: (status: string) => string): Promise<ApiRecord> {
   const before = await getRow(campaigns, w.tx, w.scope, id);
   if (before.status !== from) throw conflict(refusal(before.status as string));
   if (to === 'active' && parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before resuming');

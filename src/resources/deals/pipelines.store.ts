@@ -7,6 +7,7 @@ import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
+import type { EventType } from '../../platform/event-types.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { DEFAULT_STAGES, type StageType } from './pipelines.schemas.ts';
@@ -88,7 +89,7 @@ async function touch(w: WriteContext, pipelineId: string) {
   await updateIn(w.tx, 'deal_pipelines', w.scope).set({ updated_at: w.now }).where('id', '=', pipelineId).execute();
 }
 
-async function emitPipeline(w: WriteContext, type: string, pipelineId: string, previous?: Record<string, unknown>) {
+async function emitPipeline(w: WriteContext, type: EventType, pipelineId: string, previous?: Record<string, unknown>) {
   w.emit(type, await readPipeline(w.tx, w.scope, pipelineId), previous);
 }
 

@@ -52,6 +52,21 @@ const agencyClient: Factory = async (_api, actor) => {
   return { org_id: json(reply).data.org_id };
 };
 
+/** An endpoint with one delivery (of a test event) to a receiver that is never reached. */
+const webhookDelivery: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/webhooks', { fresh: true });
+  const sent = await actor.call('POST', `/v1/webhooks/${id}/test`, { body: {} });
+  if (sent.status !== 201) fail(`factory webhook test (${actor.label}) answered ${sent.status} ${sent.body}`);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const listed = await actor.call('GET', `/v1/webhooks/${id}/deliveries?limit=1`);
+    const first = json(listed).data?.[0];
+    if (first) return { id, delivery_id: first.id };
+    if (Date.now() > deadline) fail(`factory webhook delivery (${actor.label}): no delivery recorded`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
 const listMember: Factory = async (api, actor) => {
   const list = await actor.call('POST', '/v1/lists', { body: { name: bodySentinel(), type: 'companies' } });
   const id = json(list).data.id;
@@ -93,6 +108,8 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/deals/:id/contacts': dealContact,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
+  '/v1/webhooks': created('/v1/webhooks'),
+  '/v1/webhooks/:id/deliveries': webhookDelivery,
 };
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
@@ -111,6 +128,9 @@ const REFERENCES: Record<string, string> = {
 const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
+  // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
+  // subscribed to nothing the suite emits: deliveries fail fast and are few.
+  'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
   // Every stage of the pipeline the route's factory made, once each.

@@ -1,6 +1,6 @@
 // Everything that must never be written to a log or shown in a response other than the one that
-// creates it: API tokens (with and without their prefix), their stored hashes, and marked request
-// body values. Tests remember them as they make them and search the captured logs at the end.
+// creates it: API tokens (with and without their prefix), their stored hashes, webhook signing
+// secrets, and marked request body values. Tests remember them as they make them and search the captured logs at the end.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { hashToken } from '../../../src/platform/tokens.ts';
@@ -30,6 +30,8 @@ export function secretsIn(text: string): string[] {
   for (const t of tokens) if (text.includes(t)) found.push(`token ${t.slice(0, 12)}…`);
   for (const h of hashes) if (text.includes(h)) found.push(`token hash ${h.slice(0, 12)}…`);
   for (const v of bodyValues) if (text.includes(v)) found.push(`body value ${v}`);
+  // Webhook signing secrets: no log line may hold one, whoever made it.
+  for (const [secret] of text.matchAll(/whsec_[A-Za-z0-9+/=]{20,}/g)) found.push(`webhook secret ${secret.slice(0, 12)}…`);
   return found;
 }
 

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { capturedLogs, isPostgres } from '../../helpers/app.ts';
+import { capturedLogs, DELIVERY_ENV, isPostgres } from '../../helpers/app.ts';
 import type { Actor } from './actors.ts';
 import { figures, reportFigures } from './figures.ts';
 import { expectNoSecretsInLogs } from './secrets.ts';
@@ -39,7 +39,7 @@ export async function startServer(env: Record<string, string>, options: { port?:
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['src/server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...env },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...DELIVERY_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -81,6 +81,54 @@ export async function startServer(env: Record<string, string>, options: { port?:
     }
     await sleep(50);
   }
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A worker-only process (`npm run worker`), resolved once it has started its job runner. */
+export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['src/worker.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '4', ...DELIVERY_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const output: string[] = [];
+  let started!: () => void;
+  const ready = new Promise<void>((resolve) => (started = resolve));
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line) continue;
+      output.push(line);
+      capturedLogs.push(line);
+      if (line.includes('"worker started"')) started();
+    }
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    running.delete(child);
+    resolve(code);
+  }));
+  const worker: WorkerProcess = {
+    child, exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+  const failed = exited.then((code) => {
+    throw new Error(`worker exited with ${code}: ${output.join('\n')}`);
+  });
+  await Promise.race([ready, failed, sleep(30_000).then(() => {
+    throw new Error(`worker did not start: ${output.join('\n')}`);
+  })]);
+  failed.catch(() => {});
+  return worker;
 }
 
 /**

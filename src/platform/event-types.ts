@@ -1,0 +1,78 @@
+// The catalog of every event type the service emits. `WriteContext.emit` accepts only a type listed
+// here, so `GET /v1/webhooks/event-types`, the `type` filter of `GET /v1/events` and the webhook
+// subscriptions all read this one list and cannot drift from the code that emits events.
+
+interface EventTypeInfo {
+  readonly description: string;
+  /** False for events sent to one endpoint only (a test), never fanned out to subscriptions. */
+  readonly fanOut?: false;
+}
+
+export const EVENT_TYPES = {
+  'api_key.created': { description: 'An API key was created (the token is never part of the event)' },
+  'api_key.revoked': { description: 'An API key was revoked' },
+  'api_key.updated': { description: 'An API key was renamed or its scopes narrowed; `previous_attributes` holds the earlier values' },
+  'agency_client.created': { description: 'An agency created a client organization (recorded in the agency\'s organization)' },
+  'agency_client.linked': { description: 'An agency redeemed a grant and is linked to the client organization' },
+  'agency_client.unlinked': { description: 'An agency unlinked a client organization (the organization and its data remain)' },
+  'agency_grant.created': { description: 'The organization offered an agency access (the grant code is never part of the event)' },
+  'agency_grant.revoked': { description: 'The organization revoked an agency\'s grant; the agency is unlinked' },
+  'campaign.created': { description: 'A campaign was created' },
+  'campaign.updated': { description: 'A campaign was changed; `previous_attributes` holds the earlier values' },
+  'campaign.deleted': { description: 'A campaign was deleted; the object is the campaign as it was' },
+  'campaign.launched': { description: 'A campaign was launched and its audience enrolled' },
+  'campaign.paused': { description: 'An active campaign was paused' },
+  'campaign.resumed': { description: 'A paused campaign was resumed' },
+  'company.created': { description: 'A company was created' },
+  'company.updated': { description: 'A company was changed; `previous_attributes` holds the earlier values' },
+  'company.deleted': { description: 'A company was deleted; the object is the company as it was' },
+  'contact.created': { description: 'A contact was created' },
+  'contact.updated': { description: 'A contact was changed; `previous_attributes` holds the earlier values' },
+  'contact.deleted': { description: 'A contact was deleted; the object is the contact as it was' },
+  'deal.created': { description: 'A deal was created' },
+  'deal.updated': { description: 'A deal was changed (also when its stage was deleted or changed type); `previous_attributes` holds the earlier values' },
+  'deal.deleted': { description: 'A deal was deleted; the object is the deal as it was' },
+  'deal.stage_changed': { description: 'A deal entered another stage; the object is the deal with `previous_stage_id`, and `previous_attributes.stage_id` the stage it left' },
+  'deal.contact_added': { description: 'A contact was put on a deal; the object is the deal with the contact link' },
+  'deal.contact_updated': { description: 'The role of a contact on a deal changed; `previous_attributes.role` holds the earlier role' },
+  'deal.contact_removed': { description: 'A contact was taken off a deal; the object is the deal with `contact_id`' },
+  'deal_pipeline.created': { description: 'A deal pipeline was created (not the default pipeline made with the organization)' },
+  'deal_pipeline.updated': { description: 'A deal pipeline, or one of its stages, was changed, added, reordered or deleted; the object is the pipeline with its stages' },
+  'deal_pipeline.deleted': { description: 'A deal pipeline was deleted; the object is the pipeline as it was' },
+  'list.created': { description: 'A list was created' },
+  'list.updated': { description: 'A list was renamed or its description changed' },
+  'list.deleted': { description: 'A list was deleted; the object is the list as it was' },
+  'list.entries_added': { description: 'E-mail addresses or domains were added to a suppression list; `added` names the new values' },
+  'list.entry_deleted': { description: 'An entry was removed from a suppression list' },
+  'list.members_added': { description: 'Records were added to a list; `added` names their ids' },
+  'list.member_removed': { description: 'A record was removed from a list; `removed` names its id' },
+  'sandbox.reset': { description: 'The test-mode data set was replaced by a fresh sandbox data set' },
+  'usage.grant': { description: 'Credits were granted' },
+  'usage.debit': { description: 'Credits were debited for a billable operation' },
+  'usage.refund': { description: 'A debit was refunded' },
+  'webhook_endpoint.created': { description: 'A webhook endpoint was created (its secret is never part of the event)' },
+  'webhook_endpoint.updated': { description: 'A webhook endpoint was changed; `previous_attributes` holds the earlier values' },
+  'webhook_endpoint.deleted': { description: 'A webhook endpoint was deleted' },
+  'webhook_endpoint.disabled': { description: 'A webhook endpoint was disabled by the service: it answered 410 Gone, or failed for longer than the retry window' },
+  'webhook.test': { description: 'A test event, sent only to the endpoint it was requested for (`POST /v1/webhooks/{id}/test`)', fanOut: false },
+} as const satisfies Record<string, EventTypeInfo>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
+
+export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_TYPES, value);
+
+/**
+ * The `<resource>.<action>` type of a kernel resource's write. The kernel's types are built from the
+ * resource's name, so they are checked here: a resource whose events are not catalogued fails at its
+ * first write (and the webhooks tests check every registered resource).
+ */
+export function resourceEvent(resource: string, action: 'created' | 'updated' | 'deleted'): EventType {
+  const type = `${resource}.${action}`;
+  if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalog (src/platform/event-types.ts)`);
+  return type;
+}
+
+/** Whether events of `type` go to every endpoint subscribed to them. */
+export const fansOut = (type: string): boolean => (EVENT_TYPES as Record<string, EventTypeInfo>)[type]?.fanOut !== false;

@@ -1,0 +1,153 @@
+// The jobs table as a queue: claim due jobs under a lease, record outcomes, extend and release
+// leases. A claim is one statement; on PostgreSQL `FOR UPDATE SKIP LOCKED` lets many workers claim
+// at once without waiting for or taking each other's jobs. A job whose lease ended (its worker died)
+// is due again, so it is claimed like a queued one. Outcomes are recorded only under the lease
+// token of the claim, so a worker that lost its lease can never overwrite a newer attempt.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+
+export type JobRow = Selectable<DB['jobs']>;
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'dead'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Statuses of jobs that will run: never tried, waiting to retry, or running (due when the lease ends). */
+const PENDING = sql`('queued', 'failed', 'running')`;
+const ERROR_MAX = 2000;
+
+/** How many more jobs of each concurrency key a worker may start: `room` for the keys it runs, `perKey` for others. */
+export interface KeyRoom {
+  perKey: number;
+  room: ReadonlyMap<string, number>;
+}
+
+/**
+ * Claims up to `limit` due jobs of `kinds` (a worker never takes a kind it has no handler for), and
+ * of each concurrency key no more than the worker has room for: keys without room are left out of
+ * the candidates, the others are ranked by due time within their key and cut at their room.
+ */
+export async function claimJobs(database: Database, kinds: readonly string[], keys: KeyRoom, limit: number, token: string, leaseMs: number): Promise<JobRow[]> {
+  const now = Date.now();
+  const until = now + leaseMs;
+  const lock = database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const full = [...keys.room].filter(([, n]) => n <= 0).map(([key]) => key);
+  const open = [...keys.room].filter(([, n]) => n > 0);
+  const room = open.length === 0 ? sql`${keys.perKey}` : sql`case concurrency_key ${sql.join(open.map(([key, n]) => sql`when ${key} then cast(${n} as integer)`), sql` `)} else cast(${keys.perKey} as integer) end`;
+  const result = await sql<JobRow>`update jobs
+    set status = 'running', attempts = attempts + 1, lease_token = ${token}, lease_until = ${until}, run_at = ${until}, updated_at = ${now}
+    where (org_id, mode, id) in (
+      select org_id, mode, id from (
+        select org_id, mode, id, run_at, concurrency_key, row_number() over (partition by concurrency_key order by run_at) as n
+        from (
+          select org_id, mode, id, run_at, concurrency_key from jobs
+          where status in ${PENDING} and run_at <= ${now} and kind in (${sql.join(kinds)})
+            ${full.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(full)}))` : sql``}
+          order by run_at limit ${limit * 4} ${lock}) as candidates) as ranked
+      where concurrency_key is null or n <= ${room}
+      order by run_at limit ${limit})
+    returning *`.execute(database.db);
+  return result.rows;
+}
+
+const leased = (db: Kysely<DB>, job: JobRow) =>
+  db.updateTable('jobs').where('org_id', '=', job.org_id).where('mode', '=', job.mode).where('id', '=', job.id)
+    .where('status', '=', 'running').where('lease_token', '=', job.lease_token);
+
+export async function completeJob(db: Kysely<DB>, job: JobRow): Promise<void> {
+  const now = Date.now();
+  await leased(db, job).set({ status: 'succeeded', lease_token: null, lease_until: null, last_error: null, run_at: now, updated_at: now }).execute();
+}
+
+/** A failed attempt: retried after `delayMs`, or `dead` when `delayMs` is undefined. */
+export async function failJob(db: Kysely<DB>, job: JobRow, error: string, delayMs: number | undefined): Promise<void> {
+  const now = Date.now();
+  await leased(db, job).set({
+    status: delayMs === undefined ? 'dead' : 'failed', run_at: now + (delayMs ?? 0),
+    lease_token: null, lease_until: null, last_error: error.slice(0, ERROR_MAX), updated_at: now,
+  }).execute();
+}
+
+/** Hands unfinished jobs back (graceful shutdown): due at once, the interrupted attempt not counted. */
+export async function releaseJobs(db: Kysely<DB>, tokens: string[]): Promise<void> {
+  if (tokens.length === 0) return;
+  const now = Date.now();
+  await db.updateTable('jobs').where('status', '=', 'running').where('lease_token', 'in', tokens)
+    .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_token: null, lease_until: null, run_at: now, updated_at: now }))
+    .execute();
+}
+
+/** Extends the leases of the jobs a live worker is running, so no other worker takes them. */
+export async function extendLeases(db: Kysely<DB>, tokens: string[], leaseMs: number): Promise<void> {
+  if (tokens.length === 0) return;
+  const until = Date.now() + leaseMs;
+  await db.updateTable('jobs').where('status', '=', 'running').where('lease_token', 'in', tokens)
+    .set({ lease_until: until, run_at: until }).execute();
+}
+
+/** Adds a system job (no organization) unless one with this id exists: how a schedule fires once. */
+export async function enqueueOnce(db: Kysely<DB>, id: string, kind: string, maxAttempts: number, payload: unknown = {}): Promise<boolean> {
+  const now = Date.now();
+  const result = await db.insertInto('jobs').values({
+    org_id: '', mode: 'live', id, kind, payload: JSON.stringify(payload), status: 'queued', run_at: now,
+    attempts: 0, max_attempts: maxAttempts, lease_until: null, lease_token: null, last_error: null, created_at: now, updated_at: now,
+  }).onConflict((oc) => oc.columns(['org_id', 'mode', 'id']).doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** A job as operators see it (`cli jobs list`): times as ISO strings. */
+export function describeJob(r: JobRow) {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+  return {
+    id: r.id, org_id: r.org_id || null, mode: r.mode, kind: r.kind, status: r.status, attempts: Number(r.attempts), max_attempts: Number(r.max_attempts),
+    run_at: iso(r.run_at), last_error: r.last_error, payload: JSON.parse(r.payload) as unknown, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  };
+}
+
+export async function listJobs(db: Kysely<DB>, filter: { status?: string; kind?: string; limit: number }) {
+  let q = db.selectFrom('jobs').selectAll();
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.kind) q = q.where('kind', '=', filter.kind);
+  const rows = await q.orderBy('updated_at', 'desc').limit(filter.limit).execute();
+  return rows.map(describeJob);
+}
+
+/** A failed or dead job, due again at once with all its attempts (by id alone: an operator's tool). */
+export async function retryJob(db: Kysely<DB>, id: string) {
+  const now = Date.now();
+  const row = await db.updateTable('jobs').where('id', '=', id).where('status', 'in', ['failed', 'dead'])
+    .set({ status: 'queued', attempts: 0, run_at: now, updated_at: now }).returningAll().executeTakeFirst();
+  return row && describeJob(row);
+}
+
+export interface QueueStats {
+  /** Jobs by status; `succeeded` counts those of the last hour (older ones are history, pruned later). */
+  counts: Record<JobStatus, number>;
+  /** Seconds since the oldest job that is due and not running became due; 0 when none waits. */
+  oldest_due_age_seconds: number;
+}
+
+export async function queueStats(db: Kysely<DB>): Promise<QueueStats> {
+  const now = Date.now();
+  const [rows, succeeded, oldest] = await Promise.all([
+    db.selectFrom('jobs').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('status', 'in', ['queued', 'running', 'failed', 'dead']).groupBy('status').execute(),
+    db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').where('updated_at', '>=', now - 3_600_000).executeTakeFirstOrThrow(),
+    db.selectFrom('jobs').select((eb) => eb.fn.min('run_at').as('run_at')).where('status', 'in', ['queued', 'failed']).where('run_at', '<=', now).executeTakeFirst(),
+  ]);
+  const counts = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+  for (const r of rows) if (r.status in counts) counts[r.status as JobStatus] = Number(r.n);
+  counts.succeeded = Number(succeeded.n);
+  const due = oldest?.run_at == null ? undefined : Number(oldest.run_at);
+  return { counts, oldest_due_age_seconds: due === undefined ? 0 : Math.max(0, Math.floor((now - due) / 1000)) };
+}
+
+/** Deletes succeeded jobs finished before `before` (milliseconds), in bounded batches. */
+export async function pruneSucceeded(database: Database, before: number, batch = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await sql`delete from jobs where (org_id, mode, id) in (
+      select org_id, mode, id from jobs where status = 'succeeded' and updated_at < ${before} limit ${batch})`.execute(database.db);
+    const n = Number(result.numAffectedRows ?? 0);
+    total += n;
+    if (n < batch) return total;
+  }
+}

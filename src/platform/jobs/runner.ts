@@ -1,0 +1,200 @@
+// Runs background jobs in this process: claims due jobs up to WORKER_CONCURRENCY at a time, runs
+// the handler of each job's kind, records the outcome, and keeps the leases of running jobs alive.
+// Idle, it sleeps instead of polling hard: it wakes at once when this process commits a write
+// (`wake()`), on PostgreSQL when any process commits a job (LISTEN jobs, see the 0004 migration),
+// and otherwise checks again after a short sleep that grows to one second (retries come due, jobs of
+// other processes on a shared SQLite file). Stopping lets running jobs finish for a bounded time,
+// then hands the rest back to the queue.
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
+import type { OutboundClient } from '../outbound.ts';
+import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobKind } from './kinds.ts';
+import { claimJobs, completeJob, extendLeases, failJob, releaseJobs, type JobRow } from './queue.ts';
+
+const MIN_IDLE_MS = 25;
+const MAX_IDLE_MS = 1000;
+
+export interface RunnerOptions {
+  database: Database;
+  config: Config;
+  log: FastifyBaseLogger;
+  outbound: OutboundClient;
+  kinds: readonly JobKind<never>[];
+}
+
+export class JobRunner {
+  readonly #o: RunnerOptions;
+  readonly #kinds: Map<string, JobKind<never>>;
+  readonly #id = randomBytes(6).toString('hex');
+  /** Running jobs by `org/mode/id`, with the lease token of the claim that took them. */
+  readonly #running = new Map<string, { token: string; done: Promise<void> }>();
+  /** Running jobs per concurrency key; a key at `#perKey` is left out of claims. */
+  readonly #keys = new Map<string, number>();
+  readonly #perKey: number;
+  readonly #abort = new AbortController();
+  readonly #leaseMs: number;
+  #claims = 0;
+  #stopping = false;
+  #wakeUp: (() => void) | undefined;
+  #woken = false;
+  #loop: Promise<void> | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #listener: pg.Client | undefined;
+
+  constructor(options: RunnerOptions) {
+    this.#o = options;
+    this.#kinds = new Map(options.kinds.map((k) => [k.name, k]));
+    this.#leaseMs = options.config.jobLeaseSeconds * 1000;
+    this.#perKey = Math.max(1, Math.floor(options.config.workerConcurrency / 4));
+  }
+
+  start(): void {
+    this.#loop = this.#run();
+    this.#heartbeat = setInterval(() => {
+      extendLeases(this.#o.database.db, this.#tokens(), this.#leaseMs)
+        .catch((error: Error) => this.#o.log.warn({ err: { message: error.message } }, 'job lease renewal failed'));
+    }, this.#leaseMs / 3).unref();
+    if (this.#o.database.dialect === 'postgres') void this.#listen();
+  }
+
+  /** Something may be due now: check without waiting for the idle sleep to end. */
+  wake = (): void => {
+    this.#woken = true;
+    this.#wakeUp?.();
+  };
+
+  /** Jobs running in this process now. */
+  get active(): number {
+    return this.#running.size;
+  }
+
+  /** Stops claiming; waits up to `graceMs` for running jobs, then releases the rest to the queue. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.wake();
+    clearInterval(this.#heartbeat);
+    await this.#loop;
+    const finished = Promise.allSettled([...this.#running.values()].map((r) => r.done));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([finished, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    const left = this.#tokens();
+    this.#abort.abort();
+    await releaseJobs(this.#o.database.db, left).catch((error: Error) => this.#o.log.warn({ err: { message: error.message } }, 'releasing jobs failed'));
+    await this.#listener?.end().catch(() => {});
+  }
+
+  async #run(): Promise<void> {
+    let idle = MIN_IDLE_MS;
+    while (!this.#stopping) {
+      this.#woken = false;
+      const free = this.#o.config.workerConcurrency - this.#running.size;
+      let claimed: JobRow[] = [];
+      if (free > 0) {
+        try {
+          const room = new Map([...this.#keys].map(([key, n]) => [key, this.#perKey - n]));
+          claimed = await claimJobs(this.#o.database, [...this.#kinds.keys()], { perKey: this.#perKey, room }, free, `${this.#id}:${++this.#claims}`, this.#leaseMs);
+        } catch (error) {
+          this.#o.log.warn({ err: { message: (error as Error).message } }, 'claiming jobs failed');
+        }
+      }
+      for (const job of claimed) this.#start(job);
+      if (claimed.length > 0 && claimed.length === free) {
+        idle = MIN_IDLE_MS;
+        await this.#sleep(MAX_IDLE_MS); // full: a finishing job wakes the loop for more
+        continue;
+      }
+      if (claimed.length > 0) idle = MIN_IDLE_MS;
+      await this.#sleep(idle);
+      if (!this.#woken) idle = Math.min(MAX_IDLE_MS, idle * 2);
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#woken || this.#stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wakeUp = () => {
+        this.#wakeUp = undefined;
+        done();
+      };
+    });
+  }
+
+  #tokens(): string[] {
+    return [...new Set([...this.#running.values()].map((r) => r.token))];
+  }
+
+  #start(job: JobRow): void {
+    const key = `${job.org_id}/${job.mode}/${job.id}`;
+    const group = job.concurrency_key;
+    if (group !== null) this.#keys.set(group, (this.#keys.get(group) ?? 0) + 1);
+    const done = this.#execute(job).finally(() => {
+      this.#running.delete(key);
+      if (group !== null) {
+        const left = this.#keys.get(group)! - 1;
+        if (left === 0) this.#keys.delete(group);
+        else this.#keys.set(group, left);
+      }
+      this.wake();
+    });
+    this.#running.set(key, { token: job.lease_token!, done });
+  }
+
+  async #execute(job: JobRow): Promise<void> {
+    const { db } = this.#o.database;
+    const kind = this.#kinds.get(job.kind);
+    const attempt = Number(job.attempts);
+    try {
+      if (!kind) throw new PermanentJobError(`No handler for job kind ${job.kind}`);
+      await kind.run(JSON.parse(job.payload) as never, {
+        database: this.#o.database, config: this.#o.config, log: this.#o.log, outbound: this.#o.outbound,
+        job: { id: job.id, orgId: job.org_id, mode: job.mode, attempt }, signal: this.#abort.signal,
+      });
+      await completeJob(db, job);
+    } catch (error) {
+      if (this.#abort.signal.aborted) return; // released at shutdown; the next worker runs it
+      const message = error instanceof Error ? error.message : String(error);
+      const max = Number(job.max_attempts) || DEFAULT_MAX_ATTEMPTS;
+      const retry = !(error instanceof PermanentJobError) && attempt < max;
+      const delay = !retry ? undefined : error instanceof RetryLater ? error.delayMs : (kind?.backoff ?? fullJitter)(attempt, this.#o.config);
+      this.#o.log.warn({ job: job.id, kind: job.kind, attempt, retry, err: { message } }, 'job failed');
+      await failJob(db, job, message, delay).catch((e: Error) => this.#o.log.error({ job: job.id, err: { message: e.message } }, 'recording a job failure failed'));
+    }
+  }
+
+  /** PostgreSQL: a connection that LISTENs on `jobs`, reconnecting after a lost connection. */
+  async #listen(): Promise<void> {
+    let delay = 500;
+    while (!this.#stopping) {
+      const client = new pg.Client({ connectionString: this.#o.config.databaseUrl, connectionTimeoutMillis: 5000 });
+      const lost = new Promise<void>((resolve) => {
+        client.on('error', () => resolve());
+        client.on('end', () => resolve());
+      });
+      try {
+        await client.connect();
+        client.on('notification', this.wake);
+        await client.query('listen jobs');
+        this.#listener = client;
+        delay = 500;
+        this.wake(); // anything committed while not listening
+        await lost;
+      } catch {
+        // the store is down; try again below
+      }
+      await client.end().catch(() => {});
+      if (this.#stopping) return;
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      delay = Math.min(delay * 2, 10_000);
+    }
+  }
+}

@@ -1,0 +1,20 @@
+// The background job kinds and recurring schedules, one line each, like the route groups of
+// registry.ts. Adding a kind: define it with `defineJobKind` in the group's `<group>.jobs.ts`, list it
+// here, and enqueue it from a write with `w.enqueue(kind, payload)`. Adding a schedule: one line below.
+import type { JobKind } from '../platform/jobs/kinds.ts';
+import { pruneJobs, purgeIdempotencyKeys } from '../platform/jobs/maintenance.ts';
+import type { Schedule } from '../platform/jobs/schedules.ts';
+import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
+
+export const JOB_KINDS: readonly JobKind<never>[] = [
+  webhookDelivery,
+  purgeIdempotencyKeys,
+  pruneJobs,
+  pruneWebhookDeliveries,
+];
+
+export const SCHEDULES: readonly Schedule[] = [
+  { cron: '*/10 * * * *', kind: purgeIdempotencyKeys },
+  { cron: '17 * * * *', kind: pruneJobs },
+  { cron: '23 3 * * *', kind: pruneWebhookDeliveries },
+];

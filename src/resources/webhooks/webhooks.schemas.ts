@@ -1,0 +1,119 @@
+import { Type, type Static } from 'typebox';
+import { EVENT_TYPE_NAMES } from '../../platform/event-types.ts';
+import { Nullable, PageQuery, Str, StringEnum, Timestamp } from '../../platform/schemas.ts';
+
+const ENDPOINT_ID = 'whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
+const DELIVERY_ID = 'dlv_01JD8X4M6R2T9Q3V5W7Y8Z0A1B01JD8X4M6R2T9Q3V5W7Y8Z0A1C';
+const EVENT_ID = 'evt_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
+export const MAX_ACTIVE_ENDPOINTS = 10;
+
+const Url = Str({ description: 'Where deliveries are POSTed: an `https://` (or `http://`) URL on the public internet', format: 'uri', minLength: 1, maxLength: 2048, examples: ['https://example.com/hooks/revenue'] });
+const EventTypes = Type.Array(StringEnum(['*', ...EVENT_TYPE_NAMES], { description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', examples: ['contact.created'] }), {
+  minItems: 1, maxItems: 100, uniqueItems: true,
+  description: 'The event types delivered: `["*"]` for every type, or a list of types; an unknown type is 400',
+  examples: [['contact.created', 'contact.updated']],
+});
+const Description = Str({ description: 'Free-text description', maxLength: 500, examples: ['CRM sync'] });
+const Active = Type.Boolean({ description: 'Whether events are delivered; at most 10 active endpoints per organization and mode', examples: [true] });
+
+const endpointFields = {
+  id: Type.String({ description: 'Identifier of the endpoint', examples: [ENDPOINT_ID] }),
+  url: Type.String({ description: 'Where deliveries are POSTed', examples: ['https://example.com/hooks/revenue'] }),
+  description: Nullable(Type.String({ description: 'Free-text description', examples: ['CRM sync'] })),
+  event_types: Type.Array(Type.String({ description: 'An event type, or `*` for all' }), { description: 'The event types delivered', examples: [['*']] }),
+  is_active: Active,
+  disabled_reason: Nullable(Type.String({
+    description: 'Why the service disabled the endpoint (it answered 410 Gone, or failed for longer than the retry window); null while active or when disabled by the user',
+    examples: ['The endpoint answered 410 Gone'],
+  })),
+  created_at: Timestamp('When the endpoint was created, unix seconds'),
+  updated_at: Timestamp('When the endpoint last changed, unix seconds'),
+};
+
+export const EndpointSchema = Type.Object(endpointFields, { description: 'A webhook endpoint' });
+export type Endpoint = Static<typeof EndpointSchema>;
+
+export const EndpointWithSecretSchema = Type.Object({
+  ...endpointFields,
+  secret: Type.String({ description: 'The signing secret (Standard Webhooks, `whsec_…`); shown only when created or rotated', examples: ['whsec_MfKQ9r8GKY…'] }),
+}, { description: 'A webhook endpoint with its signing secret' });
+export type EndpointWithSecret = Static<typeof EndpointWithSecretSchema>;
+
+export const EndpointCreateSchema = Type.Object({
+  url: Url,
+  event_types: EventTypes,
+  description: Type.Optional(Nullable(Description)),
+  is_active: Type.Optional(Type.Boolean({ description: 'Whether events are delivered (default true)', default: true, examples: [true] })),
+}, { additionalProperties: false, description: 'A new webhook endpoint' });
+export type EndpointCreate = Static<typeof EndpointCreateSchema>;
+
+export const EndpointUpdateSchema = Type.Object({
+  url: Type.Optional(Url),
+  event_types: Type.Optional(EventTypes),
+  description: Type.Optional(Nullable(Description)),
+  is_active: Type.Optional(Active),
+}, { additionalProperties: false, description: 'Fields to change; setting `is_active` to true re-enables a disabled endpoint' });
+export type EndpointUpdate = Static<typeof EndpointUpdateSchema>;
+
+export const EndpointQuerySchema = Type.Object({
+  ...PageQuery,
+  is_active: Type.Optional(Type.Boolean({ description: 'Only active (true) or inactive (false) endpoints', examples: [true] })),
+}, { additionalProperties: false });
+export type EndpointQuery = Static<typeof EndpointQuerySchema>;
+
+export const EventTypeSchema = Type.Object({
+  type: Type.String({ description: 'The event type', examples: ['contact.created'] }),
+  description: Type.String({ description: 'When it is emitted', examples: ['A contact was created'] }),
+}, { description: 'An event type the service emits' });
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const AttemptSchema = Type.Object({
+  attempted_at: Timestamp('When the attempt was made, unix seconds'),
+  status_code: Nullable(Type.Integer({ description: 'The HTTP status of the answer; null when none came (timeout, refused connection)', examples: [200] })),
+  duration_ms: Type.Integer({ description: 'How long the attempt took, milliseconds', examples: [84] }),
+  error: Nullable(Type.String({ description: 'Why the attempt failed; null on success', examples: ['No answer within 10000 ms (10001 ms)'] })),
+  response_body: Nullable(Type.String({ description: 'The first KiB of the answer', examples: ['ok'] })),
+}, { description: 'One attempt of a delivery' });
+
+export const DeliverySchema = Type.Object({
+  id: Type.String({ description: 'Identifier of the delivery', examples: [DELIVERY_ID] }),
+  endpoint_id: Type.String({ description: 'The endpoint', examples: [ENDPOINT_ID] }),
+  event_id: Type.String({ description: 'The event delivered; also the `webhook-id` header of every attempt', examples: [EVENT_ID] }),
+  event_type: Type.String({ description: 'The type of the event', examples: ['contact.created'] }),
+  status: StringEnum(DELIVERY_STATUSES, { description: '`pending` while retries remain, `succeeded` after a 2xx answer, `failed` when the service gave up', examples: ['succeeded'] }),
+  attempt_count: Type.Integer({ description: 'Attempts made so far', examples: [1] }),
+  next_attempt_at: Nullable(Timestamp('When the next retry is due, unix seconds; null unless pending')),
+  attempts: Type.Array(AttemptSchema, { description: 'The attempts, oldest first (the last 20)' }),
+  created_at: Timestamp('When the first attempt was made, unix seconds'),
+  updated_at: Timestamp('When the last attempt was made, unix seconds'),
+}, { description: 'The delivery of one event to one endpoint' });
+export type Delivery = Static<typeof DeliverySchema>;
+
+export const DeliveryQuerySchema = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status', examples: ['failed'] })),
+  event_type: Type.Optional(StringEnum(EVENT_TYPE_NAMES, { description: 'Only deliveries of events of this type', examples: ['contact.created'] })),
+}, { additionalProperties: false });
+export type DeliveryQuery = Static<typeof DeliveryQuerySchema>;
+
+export const DeliveryParamsSchema = Type.Object({
+  id: Str({ description: 'Identifier of the endpoint', maxLength: 64, examples: [ENDPOINT_ID] }),
+  delivery_id: Str({ description: 'Identifier of the delivery', maxLength: 64, examples: [DELIVERY_ID] }),
+});
+
+export const QueuedSchema = Type.Object({
+  delivery_id: Type.String({ description: 'The new delivery; it appears under the endpoint\'s deliveries once attempted', examples: [DELIVERY_ID] }),
+  event_id: Type.String({ description: 'The event it sends', examples: [EVENT_ID] }),
+}, { description: 'A delivery queued to be sent at once' });
+
+export const ReplaySchema = Type.Object({
+  created_after: Type.Integer({ minimum: 0, maximum: 1e11, description: 'Re-send events created at or after this time, unix seconds', examples: [1767225600] }),
+  event_types: Type.Optional(EventTypes),
+}, { additionalProperties: false, description: 'Which past events to send again' });
+export type Replay = Static<typeof ReplaySchema>;
+
+export const ReplayedSchema = Type.Object({
+  replayed: Type.Integer({ description: 'How many events were queued to be sent again (at most 10,000 per call, oldest first)', examples: [42] }),
+}, { description: 'The result of a replay' });

@@ -1,0 +1,47 @@
+// A process that only runs background jobs and schedules (`npm run worker`): the same code as the
+// in-process workers of `npm start`, without HTTP. Any number of them may share one PostgreSQL with
+// any number of API processes (WORKERS=off). On SIGTERM or SIGINT running jobs finish (up to 5 s)
+// and the rest go back to the queue for another worker.
+import pino from 'pino';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { startWorkers } from './platform/jobs/workers.ts';
+import { OutboundClient } from './platform/outbound.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = pino({ level: config.logLevel });
+  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
+  await migrateToLatest(database);
+  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
+  const workers = startWorkers({ database, config, log, outbound });
+  log.info({ concurrency: config.workerConcurrency }, 'worker started');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    workers.stop().then(() => outbound.close()).then(() => database.close()).then(() => {
+      clearTimeout(force);
+      process.exit(0);
+    }, () => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error('Failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,261 @@
+// The jobs engine on the real store: transactional enqueue, retries with backoff until dead, leases
+// that outlive a dead worker, two runners never running one job at once, graceful shutdown,
+// schedules firing once per period across processes, and the queue figures of /healthz.
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { defineJobKind, PermanentJobError, RetryLater, type JobKind } from '../../src/platform/jobs/kinds.ts';
+import { claimJobs } from '../../src/platform/jobs/queue.ts';
+import { JobRunner } from '../../src/platform/jobs/runner.ts';
+import { Scheduler } from '../../src/platform/jobs/schedules.ts';
+import { OutboundClient } from '../../src/platform/outbound.ts';
+import { runWrite } from '../../src/platform/write.ts';
+import { client, databaseUrl, newOrg, testApp } from '../helpers/app.ts';
+
+let app: FastifyInstance;
+const runners: JobRunner[] = [];
+beforeAll(async () => {
+  app = await testApp();
+});
+afterAll(async () => {
+  await Promise.all(runners.map((r) => r.stop(100)));
+  await app.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = pino({ level: 'silent' });
+
+function runner(kinds: JobKind<never>[], env: Record<string, string> = {}): JobRunner {
+  const config = loadConfig({ DATABASE_URL: databaseUrl(), ...env });
+  const r = new JobRunner({ database: app.services.database, config, log, outbound: new OutboundClient({ allowPrivate: false }), kinds });
+  r.start();
+  runners.push(r);
+  return r;
+}
+
+/** A kind with a name of its own, so no other runner of the suite ever claims its jobs. */
+const kindName = (what: string) => `test.${what}.${newId('k').slice(2)}`;
+
+const jobsOf = (kind: string) => app.services.database.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('id').execute();
+
+async function until<T>(what: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await what();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
+    await sleep(25);
+  }
+}
+
+async function scope() {
+  const org = await newOrg(app);
+  return { orgId: org.org_id, mode: 'live' as const };
+}
+
+describe('w.enqueue', () => {
+  it('commits a job with its write and never with a rolled-back one; the runner runs it once', async () => {
+    const ran: string[] = [];
+    const kind = defineJobKind<{ n: number }>({ name: kindName('enqueue'), async run(p) { ran.push(String(p.n)); } });
+    const s = await scope();
+    await expect(runWrite(app.services.database, s, async (w) => {
+      w.enqueue(kind, { n: 1 });
+      await w.tx.insertInto('lists').values({ id: newId('lst'), org_id: s.orgId, mode: s.mode, name: 'x', type: 'contacts', description: null, member_count: 0, created_at: w.now, updated_at: w.now }).execute();
+      throw new Error('the write fails after enqueueing');
+    })).rejects.toThrow('the write fails');
+    expect(await jobsOf(kind.name)).toEqual([]);
+
+    const id = await runWrite(app.services.database, s, async (w) => w.enqueue(kind, { n: 2 }, { runAt: Date.now() + 300 }));
+    const [queued] = await jobsOf(kind.name);
+    expect(queued).toMatchObject({ id, org_id: s.orgId, mode: 'live', status: 'queued', attempts: 0, max_attempts: 5, payload: '{"n":2}' });
+    const r = runner([kind as JobKind<never>]);
+    await sleep(150);
+    expect(ran).toEqual([]); // not due yet
+    r.wake();
+    const [done] = await until(() => jobsOf(kind.name), ([j]) => j.status === 'succeeded');
+    expect(ran).toEqual(['2']);
+    expect(done).toMatchObject({ attempts: 1, lease_token: null, last_error: null });
+  });
+});
+
+describe('failures', () => {
+  it('retry with backoff up to the kind\'s limit, then stay dead with the last error', async () => {
+    const times: number[] = [];
+    const kind = defineJobKind<Record<string, never>>({
+      name: kindName('fails'), maxAttempts: 3, backoff: (attempt) => attempt * 200,
+      async run() {
+        times.push(Date.now());
+        throw new Error(`attempt ${times.length} failed`);
+      },
+    });
+    await runWrite(app.services.database, await scope(), async (w) => w.enqueue(kind, {}));
+    runner([kind as JobKind<never>]).wake();
+    const [dead] = await until(() => jobsOf(kind.name), ([j]) => j.status === 'dead');
+    expect(dead).toMatchObject({ attempts: 3, last_error: 'attempt 3 failed', lease_token: null });
+    expect(times).toHaveLength(3);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(190);
+    expect(times[2] - times[1]).toBeGreaterThanOrEqual(390);
+  });
+
+  it('honour a handler\'s own retry time and a permanent failure', async () => {
+    let calls = 0;
+    const kind = defineJobKind<{ permanent: boolean }>({
+      name: kindName('decides'),
+      async run(p) {
+        calls++;
+        if (p.permanent) throw new PermanentJobError('cannot ever work');
+        if (calls === 1) throw new RetryLater('try again shortly', 100);
+      },
+    });
+    const s = await scope();
+    await runWrite(app.services.database, s, async (w) => {
+      w.enqueue(kind, { permanent: false });
+      w.enqueue(kind, { permanent: true });
+    });
+    runner([kind as JobKind<never>], { WORKER_CONCURRENCY: '1' }).wake();
+    const jobs = await until(() => jobsOf(kind.name), (js) => js.every((j) => j.status === 'succeeded' || j.status === 'dead'));
+    expect(jobs.map((j) => [j.status, j.attempts, j.last_error])).toEqual([['succeeded', 2, null], ['dead', 1, 'cannot ever work']]);
+  });
+});
+
+describe('leases', () => {
+  it('give a job whose worker died to another worker when the lease ends', async () => {
+    let runs = 0;
+    const kind = defineJobKind<Record<string, never>>({ name: kindName('lease'), async run() { runs++; } });
+    await runWrite(app.services.database, await scope(), async (w) => w.enqueue(kind, {}));
+    // A worker claims it with a one-second lease and dies without a word.
+    const [claimed] = await claimJobs(app.services.database, [kind.name], { perKey: 10, room: new Map() }, 10, 'dead-worker:1', 1000);
+    expect(claimed.status).toBe('running');
+    runner([kind as JobKind<never>]).wake();
+    await sleep(400);
+    expect(runs).toBe(0); // the lease still holds
+    const [done] = await until(() => jobsOf(kind.name), ([j]) => j.status === 'succeeded', 5000);
+    expect(runs).toBe(1);
+    expect(done.attempts).toBe(2);
+  });
+
+  it('let two runners share the queue without ever running one job twice at the same time', async () => {
+    const active = new Set<string>();
+    const runsOf = new Map<string, number>();
+    let overlaps = 0;
+    const kind = defineJobKind<{ i: number }>({
+      name: kindName('shared'),
+      async run(p) {
+        const key = String(p.i);
+        if (active.has(key)) overlaps++;
+        active.add(key);
+        runsOf.set(key, (runsOf.get(key) ?? 0) + 1);
+        await sleep(5 + Math.random() * 10);
+        active.delete(key);
+      },
+    });
+    const s = await scope();
+    const count = 200;
+    await runWrite(app.services.database, s, async (w) => {
+      for (let i = 0; i < count; i++) w.enqueue(kind, { i });
+    });
+    const a = runner([kind as JobKind<never>], { WORKER_CONCURRENCY: '8' });
+    const b = runner([kind as JobKind<never>], { WORKER_CONCURRENCY: '8' });
+    a.wake();
+    b.wake();
+    await until(() => jobsOf(kind.name), (js) => js.every((j) => j.status === 'succeeded'), 20_000);
+    expect(overlaps).toBe(0);
+    expect(runsOf.size).toBe(count);
+    expect([...runsOf.values()].every((n) => n === 1)).toBe(true);
+  });
+});
+
+describe('concurrency keys', () => {
+  it('run at most a quarter of the slots for one key, so a slow key does not hold the others back', async () => {
+    let slowNow = 0;
+    let slowMost = 0;
+    const fastDone: number[] = [];
+    const kind = defineJobKind<{ slow: boolean }>({
+      name: kindName('keys'),
+      async run(p) {
+        if (!p.slow) {
+          fastDone.push(Date.now());
+          return;
+        }
+        slowMost = Math.max(slowMost, ++slowNow);
+        await sleep(600);
+        slowNow--;
+      },
+    });
+    await runWrite(app.services.database, await scope(), async (w) => {
+      for (let i = 0; i < 12; i++) w.enqueue(kind, { slow: true }, { concurrencyKey: 'slow-endpoint' });
+    });
+    await runWrite(app.services.database, await scope(), async (w) => {
+      for (let i = 0; i < 4; i++) w.enqueue(kind, { slow: false }, { concurrencyKey: `fast-${i % 2}` });
+    });
+    const started = Date.now();
+    runner([kind as JobKind<never>], { WORKER_CONCURRENCY: '8' }).wake();
+    await until(async () => fastDone.length, (n) => n === 4, 5000);
+    expect(Math.max(...fastDone) - started).toBeLessThan(500);
+    await until(() => jobsOf(kind.name), (js) => js.every((j) => j.status === 'succeeded'), 10_000);
+    expect(slowMost).toBe(2);
+  });
+});
+
+describe('graceful stop', () => {
+  it('lets short jobs finish and hands longer ones back to the queue', async () => {
+    const kind = defineJobKind<{ ms: number }>({
+      name: kindName('stop'),
+      async run(p, ctx) {
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(resolve, p.ms);
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            reject(new Error('aborted'));
+          });
+        });
+      },
+    });
+    await runWrite(app.services.database, await scope(), async (w) => {
+      w.enqueue(kind, { ms: 200 });
+      w.enqueue(kind, { ms: 60_000 });
+    });
+    const r = runner([kind as JobKind<never>]);
+    r.wake();
+    await until(async () => r.active, (n) => n === 2);
+    await r.stop(800);
+    const jobs = await jobsOf(kind.name);
+    expect(jobs.map((j) => [j.status, j.attempts])).toEqual([['succeeded', 1], ['queued', 0]]);
+  });
+});
+
+describe('schedules', () => {
+  it('fire once per period however many processes keep the timer', async () => {
+    const kind = defineJobKind<Record<string, never>>({ name: kindName('cron'), async run() {} });
+    const schedules = [{ cron: '* * * * * *', kind }];
+    const a = new Scheduler(app.services.database, schedules, log, () => {});
+    const b = new Scheduler(app.services.database, schedules, log, () => {});
+    const started = Date.now();
+    await sleep(3100);
+    a.stop();
+    b.stop();
+    const seconds = Math.floor((Date.now() - started) / 1000);
+    const jobs = await jobsOf(kind.name);
+    expect(jobs.length).toBeGreaterThanOrEqual(seconds - 1);
+    expect(jobs.length).toBeLessThanOrEqual(seconds + 1);
+    expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
+    for (const j of jobs) expect(j).toMatchObject({ org_id: '', status: 'queued', id: expect.stringMatching(new RegExp(`^sch_${kind.name.replace(/\./g, '\\.')}_\\d+$`)) });
+  });
+});
+
+describe('GET /healthz', () => {
+  it('reports the queue by status and the age of the oldest due job', async () => {
+    const kind = defineJobKind<Record<string, never>>({ name: kindName('health'), async run() {} });
+    await runWrite(app.services.database, await scope(), async (w) => w.enqueue(kind, {}, { runAt: Date.now() - 5000 }));
+    const res = await client(app, undefined).get('/healthz');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe('ok');
+    expect(body.jobs.workers).toBe('inline');
+    expect(Object.keys(body.jobs.counts).sort()).toEqual(['dead', 'failed', 'queued', 'running', 'succeeded']);
+    expect(body.jobs.counts.queued).toBeGreaterThanOrEqual(1);
+    expect(body.jobs.oldest_due_age_seconds).toBeGreaterThanOrEqual(4);
+  });
+});
