@@ -184,6 +184,48 @@ export interface UsageTransactionsTable extends Tenant, Actor {
   created_at: number;
 }
 
+export interface DealPipelinesTable extends Tenant {
+  id: string;
+  name: string;
+  /** 1 for the tenant's default pipeline, else null (a unique index keeps one default). */
+  is_default: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DealStagesTable extends Tenant {
+  id: string;
+  pipeline_id: string;
+  name: string;
+  position: number;
+  probability: number;
+  stage_type: string;
+  color: string | null;
+  checklist_stage_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DealsTable extends Tenant {
+  id: string;
+  name: string;
+  amount: number | null;
+  currency: string;
+  pipeline_id: string;
+  stage_id: string;
+  status: string;
+  probability: number | null;
+  expected_close_date: string | null;
+  closed_at: number | null;
+  company_id: string | null;
+  owner: string | null;
+  source: string | null;
+  tags: unknown;
+  custom_fields: unknown | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Background work: see src/platform/jobs/. Times are milliseconds. */
 export interface JobsTable extends Tenant {
   id: string;
@@ -197,6 +239,25 @@ export interface JobsTable extends Tenant {
   lease_until: number | null;
   lease_token: string | null;
   last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DealContactsTable extends Tenant {
+  deal_id: string;
+  contact_id: string;
+  role: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DealStageHistoryTable extends Tenant {
+  id: string;
+  deal_id: string;
+  pipeline_id: string;
+  stage_id: string;
+  entered_at: number;
+  left_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -231,6 +292,15 @@ export interface FieldsTable extends Tenant {
   list_id: string | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface DealStageTotalsTable extends Tenant {
+  stage_id: string;
+  currency: string;
+  deal_count: number;
+  amount: number;
+  weighted_own: number;
+  amount_following: number;
 }
 
 export interface WebhookDeliveriesTable extends Tenant {
@@ -270,6 +340,12 @@ export interface DB {
   campaign_enrollments: CampaignEnrollmentsTable;
   events: EventsTable;
   usage_transactions: UsageTransactionsTable;
+  deal_pipelines: DealPipelinesTable;
+  deal_stages: DealStagesTable;
+  deals: DealsTable;
+  deal_contacts: DealContactsTable;
+  deal_stage_history: DealStageHistoryTable;
+  deal_stage_totals: DealStageTotalsTable;
   agency_links: AgencyLinksTable;
   agency_grants: AgencyGrantsTable;
   jobs: JobsTable;

@@ -8,6 +8,7 @@ import type { DB, Mode } from '../db/schema.ts';
 import { newId, nowSeconds } from '../platform/ids.ts';
 import { writeIn } from '../platform/write.ts';
 import { createApiKey } from '../resources/api-keys/api-keys.store.ts';
+import { createDefaultPipeline } from '../resources/deals/pipelines.store.ts';
 import { seedSandbox } from '../resources/sandbox/sandbox.store.ts';
 import { grantCredits } from '../resources/usage/usage.store.ts';
 
@@ -30,7 +31,9 @@ export async function insertOrganization(tx: Transaction<DB>, dialect: Dialect, 
   for (const mode of ['live', 'test'] as Mode[]) {
     await writeIn(tx, dialect, { orgId: row.id, mode }, async (w) => {
       await grantCredits(w, config.defaultCredits, 'Starting credits');
+      // Every tenant has a default deal pipeline; the sandbox data set (test mode) makes its own.
       if (mode === 'test') await seedSandbox(w);
+      else await createDefaultPipeline(w, { silent: true });
     });
   }
   return row;

@@ -16,7 +16,7 @@ function makeAjv(coerceTypes: boolean | 'array') {
     strict: false,
     unicodeRegExp: true,
   });
-  (addFormats as unknown as (a: Ajv, f: string[]) => void)(ajv, ['email', 'uri', 'date-time']);
+  (addFormats as unknown as (a: Ajv, f: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
   return ajv;
 }
 

@@ -13,6 +13,8 @@ import { campaigns } from './campaigns/campaigns.resource.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companies } from './companies/companies.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
+import { deals } from './deals/deals.resource.ts';
+import { dealRoutes } from './deals/deals.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
@@ -39,6 +41,7 @@ export const groups: Group[] = [
   resource(companies),
   resource(lists, listRoutes),
   resource(campaigns, campaignRoutes),
+  resource(deals, dealRoutes),
   {
     prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
     routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],

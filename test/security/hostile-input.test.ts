@@ -204,6 +204,13 @@ describe('hostile query strings (random, on top)', () => {
   }
 });
 
+function isAnotherRoute(route: { method: string }, path: string): boolean {
+  const resolved = new URL(path, 'http://service.invalid').pathname;
+  if (resolved === path) return false;
+  const pattern = (url: string) => new RegExp(`^${url.replace(/:\w+/g, '[^/]+')}$`);
+  return guarded(api).some((r) => r.method === route.method && pattern(r.url).test(resolved));
+}
+
 describe('hostile ids in paths', () => {
   it('answers every hostile id on every route with a 4xx and changes nothing', async () => {
     const org = await freshOrg(app, 'P');
@@ -217,6 +224,9 @@ describe('hostile ids in paths', () => {
         for (const id of HOSTILE_IDS) {
           figures.hostileInputs++;
           const path = route.url.replace(/:(\w+)/g, (_, p: string) => (p === name ? id : encodeURIComponent(params[p])));
+          // A dot-segment id makes the URL another documented route's (`/v1/deals/../contacts` is
+          // `/v1/contacts` to every client): that request is the other route's, answered as such.
+          if (isAnotherRoute(route, path)) continue;
           const reply = await owner.call(route.method, path, { body });
           expect(reply.status, `${route.method} ${path} → ${reply.body.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
         }

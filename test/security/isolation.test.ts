@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** Calls `route` as `actor` with these params and a valid body of the actor's own. */
 async function callRoute(actor: Actor, route: ApiRoute, params: Params, headers?: Record<string, string>): Promise<Reply> {
-  return actor.call(route.method, fill(route.url, params), { body: await bodyFor(api, actor, route), headers });
+  return actor.call(route.method, fill(route.url, params), { body: await bodyFor(api, actor, route, params), headers });
 }
 
 /** The identifier of a created object, whatever its field is called. */

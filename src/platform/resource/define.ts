@@ -3,7 +3,7 @@
 // tenant-scoped store (store.ts) and the CRUD routes (routes.ts). Plain data and functions: every
 // generated query and route can be read by following ordinary calls.
 import { Type, type TSchema } from 'typebox';
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { PageRequest } from '../pagination.ts';
@@ -16,7 +16,7 @@ import type { Field } from './fields.ts';
 import type { TenantTable } from './tenancy.ts';
 
 /** How a query parameter compares with its column. */
-export type FilterOp = 'eq' | 'eq_ci' | 'contains' | 'gte' | 'lte' | 'lt' | 'has' | 'member_of';
+export type FilterOp = 'eq' | 'eq_ci' | 'contains' | 'gte' | 'lte' | 'lt' | 'has' | 'member_of' | 'where';
 
 export interface FilterSpec {
   /** The field (column) compared; defaults to the parameter's name. */
@@ -27,6 +27,8 @@ export interface FilterSpec {
   schema?: TSchema;
   /** Turns the given value into the stored form (normalization); null matches nothing. */
   normalize?: (value: never) => unknown;
+  /** For `where`: the condition on the resource's table for the given value (a relation, say); needs `schema`. */
+  where?: (table: string, value: string) => Expression<SqlBool>;
 }
 
 export type Row = Record<string, unknown> & { id: string; created_at: number; updated_at: number };
@@ -106,7 +108,7 @@ const idParams = (r: ResourceDefinition) =>
 
 export interface Resource extends ResourceDefinition {
   schemas: { record: TSchema; create: TSchema; update: TSchema; query: TSchema; params: ReturnType<typeof idParams> };
-  resolvedFilters: Array<{ param: string; column: string; op: FilterOp; normalize?: (value: never) => unknown }>;
+  resolvedFilters: Array<{ param: string; column: string; op: FilterOp; normalize?: (value: never) => unknown; where?: FilterSpec['where'] }>;
   /** Relations of other resources to this one; filled by `linkResources` when the registry loads. */
   dependents: Array<{ resource: Resource; column: string; onDelete: 'restrict' | 'cascade' | 'set null' }>;
   /** The resource each `ref` field points at, by field name; filled by `linkResources`. */
@@ -120,6 +122,7 @@ export const withArticle = (s: string) => `${article(s)} ${s}`;
 
 function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, column: string): TSchema {
   if (spec.schema) return spec.schema;
+  if (spec.op === 'where') throw new Error(`${r.plural}: filter ${param} (where) needs a schema`);
   const f = r.fields[column];
   if (!f && spec.op !== 'member_of') throw new Error(`${r.plural}: filter ${param} names no field ${column}`);
   const description = spec.description ?? ({
@@ -165,7 +168,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
     const spec = typeof given === 'string' ? { op: given } : given;
     const column = spec.field ?? param;
     query[param] = Type.Optional(filterSchema(r, param, spec, column));
-    resolvedFilters.push({ param, column, op: spec.op, normalize: spec.normalize });
+    resolvedFilters.push({ param, column, op: spec.op, normalize: spec.normalize, where: spec.where });
   }
 
   return {

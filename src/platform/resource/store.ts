@@ -81,6 +81,7 @@ export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: S
     else if (f.op === 'contains') q = q.where(containsInsensitive(dialect, f.column, String(value)));
     else if (f.op === 'has') q = q.where(jsonArrayHas(dialect, f.column, String(value)));
     else if (f.op === 'member_of') q = q.where(memberOf(r.table, String(value)));
+    else if (f.op === 'where') q = q.where(f.where!(r.table, String(value)));
     else q = q.where(column, f.op === 'gte' ? '>=' : f.op === 'lte' ? '<=' : '<', value);
   }
   return r.customFields ? whereCustomFields(db, scope, q as never, query) as typeof q : q;

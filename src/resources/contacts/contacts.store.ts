@@ -15,6 +15,7 @@ import type { Scope } from '../../platform/scope.ts';
 import { readCounter, type WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
 import { domainOf, isSuppressed, suppressedAmong, suppressedSql, suppressionProbes } from '../lists/suppression.ts';
+import { leaveDeals } from '../deals/deal-contacts.ts';
 import { contacts } from './contacts.resource.ts';
 
 type Query = Record<string, unknown>;
@@ -148,5 +149,6 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
 
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   await membersMoved(w, row.list_id as string, -1).execute();
+  await leaveDeals(w, row.id);
 }
 

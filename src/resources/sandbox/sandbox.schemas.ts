@@ -6,5 +6,6 @@ export const SandboxResetSchema = Type.Object({
   contacts: Type.Integer({ description: 'Contacts in the fresh data set', examples: [240] }),
   companies: Type.Integer({ description: 'Companies in the fresh data set', examples: [50] }),
   campaigns: Type.Integer({ description: 'Campaigns in the fresh data set (one draft, one active)', examples: [2] }),
+  deals: Type.Integer({ description: 'Deals in the fresh data set, in the stages of the default pipeline (each with a contact)', examples: [8] }),
 }, { description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

@@ -16,6 +16,7 @@ import { lists as listResource } from '../lists/lists.resource.ts';
 import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
+import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
 
 export interface SandboxSummary {
@@ -23,11 +24,12 @@ export interface SandboxSummary {
   contacts: number;
   companies: number;
   campaigns: number;
+  deals: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -106,8 +108,9 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   for (const launched of await present(campaignResource, w.tx, w.scope, as(campaigns.filter((c) => c.launched_at !== null), () => ({})))) {
     w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
+  const deals = await seedSandboxDeals(w, companies, contacts);
 
-  return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length };
+  return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length, deals };
 }
 
 

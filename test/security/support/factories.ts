@@ -76,6 +76,22 @@ const listMember: Factory = async (api, actor) => {
   return { id, record_id };
 };
 
+/** A stage of a fresh pipeline of the actor. */
+const pipelineStage: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/deals/pipelines', { fresh: true });
+  const stage = await actor.call('POST', `/v1/deals/pipelines/${id}/stages`, { body: { name: bodySentinel() } });
+  if (stage.status !== 201) fail(`factory stages (${actor.label}) answered ${stage.status} ${stage.body}`);
+  return { id, stage_id: json(stage).data.id };
+};
+
+const dealContact: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/deals', { fresh: true });
+  const { id: contact_id } = await make(api, actor, '/v1/contacts', { fresh: true });
+  const put = await actor.call('PUT', `/v1/deals/${id}/contacts/${contact_id}`, { body: { role: 'Champion' } });
+  if (put.status !== 200) fail(`factory deal contacts (${actor.label}) answered ${put.status} ${put.body}`);
+  return { id, contact_id };
+};
+
 export const FACTORIES: Record<string, Factory> = {
   // Every kernel resource is made by a POST of its documented body; the registry lists them.
   ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
@@ -88,6 +104,9 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/lists/:id/entries': suppressionEntry,
   '/v1/fields': created('/v1/fields'),
   '/v1/lists/:id/members': listMember,
+  '/v1/deals/pipelines': created('/v1/deals/pipelines'),
+  '/v1/deals/pipelines/:id/stages': pipelineStage,
+  '/v1/deals/:id/contacts': dealContact,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
   '/v1/webhooks': created('/v1/webhooks'),
@@ -99,11 +118,15 @@ const REFERENCES: Record<string, string> = {
   // The reference fields of kernel resources name their target resource.
   ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, `/v1/${target.plural}`]))),
   last_event_id: '/v1/events',
+  // A deal's pipeline and stage (BODY_DEFAULTS gives a matching pair).
+  pipeline_id: '/v1/deals/pipelines',
+  stage_id: '/v1/deals/pipelines/:id/stages',
+  stage_ids: '/v1/deals/pipelines/:id/stages',
   actor_org_id: 'organization',
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */
-const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
+const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
   // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
@@ -116,6 +139,19 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, u
   'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
+  // Every stage of the pipeline the route's factory made, once each.
+  'PUT /v1/deals/pipelines/:id/stages/order': async (actor, api, params) => {
+    const id = params?.id ?? (await make(api, actor, '/v1/deals/pipelines')).id;
+    const pipeline = await actor.call('GET', `/v1/deals/pipelines/${id}`);
+    // Another tenant's pipeline (an intruder's request): any stage ids; the pipeline is what is refused.
+    if (pipeline.status !== 200) return { stage_ids: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] };
+    return { stage_ids: json(pipeline).data.stages.map((s: { id: string }) => s.id) };
+  },
+  // A deal's stage belongs to its pipeline.
+  'POST /v1/deals': async (actor, api) => {
+    const stage = await make(api, actor, '/v1/deals/pipelines/:id/stages');
+    return { pipeline_id: stage.id, stage_id: stage.stage_id };
+  },
 };
 
 /** Routes where a live key may act on the other mode's objects by design (key management). */
@@ -173,9 +209,10 @@ export async function referenceValue(api: Api, actor: Actor, field: string): Pro
 
 /**
  * A valid body for a route, owned by `actor`: on POST the required fields and every reference
- * field, on PATCH one field; references name the actor's own objects, `name` carries a sentinel.
+ * field, on PATCH one field; references name the actor's own objects, `name` carries a sentinel;
+ * `params` are the route's, for a body that must agree with them.
  */
-export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<unknown> {
+export async function bodyFor(api: Api, actor: Actor, route: ApiRoute, params?: Params): Promise<unknown> {
   const schema = bodySchema(api, route);
   if (!schema) return undefined;
   const properties: Record<string, Record<string, unknown>> = schema.properties ?? {};
@@ -189,5 +226,5 @@ export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<
   }
   const name = properties.name && stringBranch(properties.name);
   if (name && 'name' in out && (name.maxLength ?? 100) >= 24) out.name = bodySentinel();
-  return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api)) };
+  return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api, params)) };
 }

@@ -6,8 +6,8 @@ import { accepts, collectionReads, fill, guarded, type Api } from './api.ts';
 import type { Actor } from './actors.ts';
 import { routeFactoryKey } from './factories.ts';
 
-/** Fields that change on reads by design: key use is stamped at authentication. */
-const VOLATILE = new Set(['last_used_at']);
+/** Fields that change on reads by design: key use is stamped at authentication; a deal's time in its stage counts up. */
+const VOLATILE = new Set(['last_used_at', 'seconds_in_stage']);
 /** Reads that change in the background by design: workers attempt and retry webhook deliveries. */
 const BACKGROUND = /\/deliveries$/;
 

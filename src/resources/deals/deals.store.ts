@@ -1,0 +1,95 @@
+// What deals do beyond the kernel's CRUD: the pipeline and stage (defaults, and a stage of another
+// pipeline refused), the status and closed_at that follow the stage, the stage history and
+// `deal.stage_changed`, the maintained per-stage totals, and the probability a deal follows.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { badRequest, notFound, validationError } from '../../platform/errors.ts';
+import type { ApiRecord, Row } from '../../platform/resource/define.ts';
+import { presentOne } from '../../platform/resource/store.ts';
+import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
+import type { Scope } from '../../platform/scope.ts';
+import type { WriteContext } from '../../platform/write.ts';
+import { deals } from './deals.resource.ts';
+import { defaultPipeline, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
+import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
+import { changeTotals, moveTotals } from './totals.ts';
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** The condition "the deal has this contact", for the `contact_id` filter. */
+export const hasContact = (table: string, contactId: string) =>
+  sql<boolean>`exists (select 1 from deal_contacts dc where dc.org_id = ${sql.ref(`${table}.org_id`)} and dc.mode = ${sql.ref(`${table}.mode`)} and dc.deal_id = ${sql.ref(`${table}.id`)} and dc.contact_id = ${contactId})`;
+
+async function stageById(w: WriteContext, id: string): Promise<StageRow> {
+  const stage = await selectIn(w.tx, 'deal_stages', w.scope).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!stage) throw notFound('Stage not found');
+  return stage;
+}
+
+async function firstStage(w: WriteContext, pipelineId: string): Promise<StageRow> {
+  return (await stagesOf(w.tx, w.scope, pipelineId))[0];
+}
+
+/**
+ * The stage a deal goes to: the stage given (in the pipeline given or kept, else 400), else the
+ * first stage of the pipeline given, else (new deal) the first stage of the default pipeline.
+ */
+async function targetStage(w: WriteContext, input: Record<string, unknown>, before?: Row): Promise<StageRow> {
+  const pipelineId = input.pipeline_id as string | undefined;
+  if (pipelineId !== undefined) await getPipeline(w.tx, w.scope, pipelineId);
+  if (input.stage_id !== undefined) {
+    const stage = await stageById(w, input.stage_id as string);
+    const expected = pipelineId ?? (before?.pipeline_id as string | undefined);
+    if (expected !== undefined && stage.pipeline_id !== expected) throw badRequest(`Stage ${stage.id} is not a stage of pipeline ${expected}`);
+    return stage;
+  }
+  if (before && (pipelineId === undefined || pipelineId === before.pipeline_id)) return stageById(w, before.stage_id as string);
+  return firstStage(w, pipelineId ?? (await defaultPipeline(w.tx, w.scope)).id);
+}
+
+export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
+  const { before, input } = ctx;
+  if (typeof row.currency === 'string') {
+    row.currency = row.currency.toUpperCase();
+    if (!CURRENCIES.has(row.currency as string)) throw validationError([{ loc: ['body', 'currency'], msg: 'value is not an ISO 4217 currency code', type: 'value_error.currency' }]);
+  }
+  if (before && input.pipeline_id === undefined && input.stage_id === undefined) return;
+  const stage = await targetStage(w, input, before);
+  row.pipeline_id = stage.pipeline_id;
+  row.stage_id = stage.id;
+  if (!before || before.stage_id !== stage.id) {
+    row.status = stage.stage_type;
+    row.closed_at = closedAtFor(w, stage.stage_type, before ? String(before.status) : null, before?.closed_at);
+  }
+}
+
+export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row }): Promise<void> {
+  const { before } = ctx;
+  if (!before) {
+    await moveTotals(w, row, 1);
+    await recordStageEntry(w, [row.id], String(row.pipeline_id), String(row.stage_id), true);
+    return;
+  }
+  await changeTotals(w, before, row);
+  if (row.stage_id === before.stage_id) return;
+  await recordStageEntry(w, [row.id], String(row.pipeline_id), String(row.stage_id), false);
+  emitStageChanged(w, [await presentOne(deals, w.tx, w.scope, row)], String(before.stage_id));
+}
+
+export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
+  await moveTotals(w, row, -1);
+  await deleteIn(w.tx, 'deal_stage_history', w.scope).where('deal_id', '=', row.id).execute();
+  await deleteIn(w.tx, 'deal_contacts', w.scope).where('deal_id', '=', row.id).execute();
+}
+
+/** Adds the probability a deal follows (its stage's, unless it set one) and its weighted amount. */
+export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void> {
+  const ids = [...new Set(rows.map((r) => String(r.stage_id)))];
+  const stages = await selectIn(db, 'deal_stages', scope).select(['id', 'probability']).where('id', 'in', ids).execute();
+  const byId = new Map(stages.map((s) => [s.id, Number(s.probability)]));
+  rows.forEach((row, i) => {
+    const probability = row.probability === null || row.probability === undefined ? byId.get(String(row.stage_id)) ?? 0 : Number(row.probability);
+    records[i].probability = probability;
+    records[i].weighted_amount = row.amount === null || row.amount === undefined ? null : Math.round((Number(row.amount) * probability) / 100);
+  });
+}
