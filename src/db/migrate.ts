@@ -5,12 +5,14 @@ import type { Database } from './database.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.ts';
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
+import { search } from './migrations/0007-search.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
     '0001-initial': initial(database.dialect),
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
     '0003-tenant-keys': tenantKeys(database.dialect),
+    '0007-search': search(database.dialect),
   };
 }
 

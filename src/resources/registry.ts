@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { linkResources, type Resource } from '../platform/resource/define.ts';
 import { crudRoutes } from '../platform/resource/routes.ts';
+import { searchRoutes } from '../platform/resource/search-routes.ts';
 import type { TenantTable } from '../platform/resource/tenancy.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { campaigns } from './campaigns/campaigns.resource.ts';
@@ -35,6 +36,8 @@ export const groups: Group[] = [
   resource(companies),
   resource(lists, listRoutes),
   resource(campaigns, campaignRoutes),
+  // Read when registered: by then `resources` below holds every definition.
+  { prefix: '/v1', tag: { name: 'Search', description: 'Every searchable object at once, by full text' }, routes: (app, options) => searchRoutes(resources)(app, options) },
   { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
   { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },

@@ -69,6 +69,8 @@ export interface ResourceDefinition {
   /** Fields answered but not stored: filled by `hooks.enrich`. */
   computed?: Record<string, TSchema>;
   filters?: Record<string, FilterOp | FilterSpec>;
+  /** Text fields of full-text search (`q`); a resource that has them gets `POST /v1/search/<plural>` (search.ts). */
+  search?: string[];
   /** A maintained total of the tenant's rows (the `counters` table), read for the unfiltered total. */
   counter?: string;
   /** Tables of records owned by this group beside its own (cleared with it by the sandbox reset). */
