@@ -171,7 +171,7 @@ describe('companies: sorts and cursors', () => {
     const walked = await walk(t.live, 'companies', { sort }, limit);
     expect(walked).toHaveLength(rows.length);
     expect(new Set(walked.map((r) => r.id)).size).toBe(rows.length);
-    const key = (r: Record<string, unknown>) => [r.industry === null ? null : String(r.industry).toLowerCase(), r.employee_count];
+    const key = (r: Record<string, unknown>): [string | null, number | null] => [r.industry === null ? null : String(r.industry).toLowerCase(), r.employee_count as number | null];
     for (let i = 1; i < walked.length; i++) {
       const [a, b] = [key(walked[i - 1]), key(walked[i])];
       if (a[0] !== b[0]) {

@@ -45,7 +45,7 @@ export function searchBody(r: Resource): TSchema {
       direction: Type.Optional(StringEnum(['asc', 'desc'] as const, { description: 'Ascending (default) or descending; records without a value come last either way', examples: ['asc'] })),
     }, { additionalProperties: false, description: 'A sort key' }), { maxItems: 3, description: 'Sort keys, applied in turn, then newest first. Text sorts ignore case. Default: newest first', examples: [[{ field: 'last_name', direction: 'asc' }]] })),
     limit: PageQuery.limit,
-    cursor: PageQuery.cursor,
+    cursor: Type.Optional(Str({ maxLength: 65_536, description: 'Opaque `next_cursor` of the previous page of the same search (it carries the last sort key and id); another search\'s cursor is 400', examples: ['WyJhZGEiLCJjb25fMDFKRDhYNE02UjJUOVEzVjVXN1k4WjBBMUIiXQ.c2ln'] })),
   }, { additionalProperties: false, description: `A search of ${r.plural}` });
 }
 
