@@ -34,10 +34,9 @@ export async function createSeededOrg(database: Database, name: string, defaultC
     (await createList(w, { name: 'Inbound leads', type: 'leads' })).id,
   ]);
   // A suppression list, so reading contacts exercises the suppression lookup for real.
-  await runWrite(database, scope, async (w) => {
-    const list = await createList(w, { name: 'Do not contact', type: 'suppressions' });
-    await addEntries(w, list.id, Array.from({ length: 20 }, (_, i) => `analyticalengines${i}.example`));
-  });
+  // Two writes: a created record is inserted at the end of its write, so the entries need their own.
+  const suppressions = await runWrite(database, scope, (w) => createList(w, { name: 'Do not contact', type: 'suppressions' }));
+  await runWrite(database, scope, (w) => addEntries(w, suppressions.id, Array.from({ length: 20 }, (_, i) => `analyticalengines${i}.example`)));
   return { scope, token: org.live_token, listIds, contacts: 0 };
 }
 
