@@ -9,6 +9,7 @@ import { RARE_SUBSTRING } from './fixtures.ts';
 import type { LoadSpec, RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
+import { searchScenarios, type SearchResults } from './search-scenarios.ts';
 import { createSeededOrg, seedContacts } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
 
@@ -46,7 +47,7 @@ export interface StoreResult {
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
     s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  };
+  } & SearchResults;
 }
 
 const median = (xs: number[]) => {
@@ -238,6 +239,11 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const s4 = { ...(await load(service, { kind: 'fixed', path: titlePath, headers: auth })), total: titled.pagination.total, substring: RARE_SUBSTRING, coldMs: titleMs };
     await noteRss('s4');
 
+    // Before scenario 5, whose new contacts would add to the search's expected total.
+    log(`${kind}: scenarios 9 and 10 (search)`);
+    const search = await searchScenarios(service, big.token, big.contacts, specFor);
+    await noteRss('s9');
+
     const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
     await noteRss('s5');
     const after = await service.stats();
@@ -261,6 +267,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         s5_create: s5,
         s6_rate_limited: { ...s6raw, rejectedPerSecond: Math.round(perSecond('429')), allowedPerSecond: Math.round(perSecond('200')) },
         s7_growth: growth,
+        ...search,
         s8_resources: {
           peakRssMb: Math.round(after.peakRssBytes / 1e5) / 10,
           eldUnderListLoad: { p50: underList.eld.p50, p99: underList.eld.p99, max: underList.eld.max },

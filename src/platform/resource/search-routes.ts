@@ -3,6 +3,8 @@
 // best full-text hits of each searchable object at once). A search is a read: it answers 200.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
+import { canonicalJson } from '../canonical-json.ts';
+import { badRequest } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { errorResponses, ListOf } from '../schemas.ts';
 import type { Resource } from './define.ts';
@@ -11,7 +13,6 @@ import { searchWords, textMatch, textRank } from './search-index.ts';
 import { globalSearchResult, GlobalSearchQuery, searchBody } from './search-schemas.ts';
 import { present } from './store.ts';
 import { selectIn, type TenantTable } from './tenancy.ts';
-import { badRequest } from '../errors.ts';
 
 /** The resources of `all` that are searchable; checks that their search fields are text fields. */
 export function searchable(all: Resource[]): Resource[] {
@@ -27,7 +28,7 @@ export function searchable(all: Resource[]): Resource[] {
 export function searchRoutes(all: Resource[]): FastifyPluginAsync {
   const resources = searchable(all);
   return async (app: FastifyInstance) => {
-    const { database } = app.services;
+    const { database, lists } = app.services;
     const { db, dialect } = database;
 
     for (const r of resources) {
@@ -39,15 +40,19 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
           body: searchBody(r),
           response: { 200: ListOf(r.schemas.record, `A page of matching ${r.plural}`), ...errorResponses() },
         },
-      }, async (req) => {
+      }, (req, reply) => {
         const body = req.body as SearchRequest & { limit?: number; cursor?: string };
-        const compiled = await compileSearch(r, db, dialect, req.scope, body);
-        return paginate(req, body, {
-          fetch: (page) => searchPage(r, db, req.scope, compiled, { after: page.after === undefined ? undefined : parseKey(compiled, page.after), offset: page.offset, take: page.take }),
-          count: () => searchCount(r, db, req.scope, compiled),
-          keyOf: (hit) => hit.key,
-          map: (hits) => present(r, db, req.scope, hits.map((h) => h.row as never)),
-        });
+        const { limit: _limit, cursor, ...search } = body;
+        // Answers and totals are kept per tenant until its next write, like those of list endpoints.
+        return lists.answer(req, reply, async (version) => {
+          const compiled = await compileSearch(r, db, dialect, req.scope, body);
+          return paginate(req, body, {
+            fetch: (page) => searchPage(r, db, req.scope, compiled, { after: page.after === undefined ? undefined : parseKey(compiled, page.after), offset: page.offset, take: page.take }),
+            count: () => lists.total(req.scope, `search ${r.plural} ${canonicalJson(search)}`, version, () => searchCount(r, db, req.scope, compiled)),
+            keyOf: (hit) => hit.key,
+            map: (hits) => present(r, db, req.scope, hits.map((h) => h.row as never)),
+          });
+        }, { key: canonicalJson(body), walking: cursor !== undefined });
       });
     }
 

@@ -1,0 +1,60 @@
+// Scenarios 9 and 10: search of the large organization's contacts through POST /v1/search/contacts.
+// 9: three filters and full text (`q`), with its exact total. 10: a search sorted by a field, its
+// first page against a page deep in the same order (page 1,000 of 50, or the deepest the data has),
+// both with the exact total, measured in turn so that both see the same minute of the machine.
+import { contactFields } from './fixtures.ts';
+import type { LoadSpec } from './load.ts';
+import type { Server } from './processes.ts';
+import { measureInTurn, type Figure } from './scenarios.ts';
+
+export interface SearchResults {
+  s9_search_filtered: Figure & { total: number; coldMs: number };
+  s10_search_sorted: { page1: Figure; deep: Figure; deepPage: number; total: number };
+}
+
+type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'>;
+
+/** Filters and words that hold for contact i exactly when i is a multiple of 240 (see fixtures.ts). */
+export const FILTERED = {
+  q: 'ada',
+  filters: [
+    { field: 'country', operator: 'eq', value: 'GB' },
+    { field: 'department', operator: 'eq', value: 'engineering' },
+    { field: 'tags', operator: 'any_of', value: ['vip'] },
+  ],
+};
+const SORTED = { sort: [{ field: 'last_name', direction: 'asc' }] };
+const PAGE = 50;
+
+async function post(server: Server, token: string, body: object): Promise<{ ms: number; json: { data: unknown[]; next_cursor: string | null; pagination: { total: number } } }> {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/v1/search/contacts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
+  const json = await response.json() as never;
+  return { ms: Math.round((performance.now() - started) * 100) / 100, json };
+}
+
+export async function searchScenarios(server: Server, token: string, contacts: number, specFor: (server: Server, spec: Spec) => LoadSpec): Promise<SearchResults> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const fixed = (body: object): Spec => ({ kind: 'fixed', method: 'POST', path: '/v1/search/contacts', headers, body: JSON.stringify({ ...body, limit: PAGE }) });
+
+  const cold = await post(server, token, { ...FILTERED, limit: PAGE });
+  const expected = Math.ceil(contacts / 240);
+  if (cold.json.pagination.total !== expected || contactFields(0).first_name !== 'Ada') throw new Error(`search total ${cold.json.pagination.total}, expected ${expected}`);
+  const [s9] = await measureInTurn([{ server, spec: specFor(server, fixed(FILTERED)) }], [200]);
+
+  // The cursor after row (deepPage - 1) × 50 of the sorted search, reached in pages of 200 (the
+  // cursor does not depend on the page size).
+  const deepPage = Math.max(2, Math.min(1000, Math.floor((contacts - 1) / PAGE)));
+  let cursor: string | null = null;
+  for (let walked = 0; walked < (deepPage - 1) * PAGE; walked += 200) {
+    const body: object = { ...SORTED, limit: Math.min(200, (deepPage - 1) * PAGE - walked), ...(cursor ? { cursor } : {}) };
+    cursor = (await post(server, token, body)).json.next_cursor;
+    if (!cursor) throw new Error('sorted search ended before the deep page');
+  }
+  const [page1, deep] = await measureInTurn([
+    { server, spec: specFor(server, fixed(SORTED)) },
+    { server, spec: specFor(server, fixed({ ...SORTED, cursor })) },
+  ], [200]);
+  return { s9_search_filtered: { ...s9, total: cold.json.pagination.total, coldMs: cold.ms }, s10_search_sorted: { page1, deep, deepPage, total: contacts } };
+}
