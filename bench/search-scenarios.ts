@@ -1,7 +1,7 @@
 // Scenarios 9 and 10: search of the large organization's contacts through POST /v1/search/contacts.
 // 9: three filters and full text (`q`), with its exact total. 10: a search sorted by a field, its
-// first page against a page deep in the same order (page 1,000 of 50, or the deepest the data has),
-// both with the exact total, measured in turn so that both see the same minute of the machine.
+// second page (the first one a cursor reaches) against a page deep in the same order (page 1,000 of
+// 50, or the deepest the data has), measured in turn so that both see the same minute of the machine.
 import { contactFields } from './fixtures.ts';
 import type { LoadSpec } from './load.ts';
 import type { Server } from './processes.ts';
@@ -52,8 +52,11 @@ export async function searchScenarios(server: Server, token: string, contacts: n
     cursor = (await post(server, token, body)).json.next_cursor;
     if (!cursor) throw new Error('sorted search ended before the deep page');
   }
+  // Page 2, the first page reached by a cursor, stands for page 1: first pages are kept in the list
+  // cache until the next write, cursor pages never are, so only these two compare the same work.
+  const second = (await post(server, token, { ...SORTED, limit: PAGE })).json.next_cursor;
   const [page1, deep] = await measureInTurn([
-    { server, spec: specFor(server, fixed(SORTED)) },
+    { server, spec: specFor(server, fixed({ ...SORTED, cursor: second })) },
     { server, spec: specFor(server, fixed({ ...SORTED, cursor })) },
   ], [200]);
   return { s9_search_filtered: { ...s9, total: cold.json.pagination.total, coldMs: cold.ms }, s10_search_sorted: { page1, deep, deepPage, total: contacts } };

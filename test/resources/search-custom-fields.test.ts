@@ -9,7 +9,8 @@ import { tenant, testApp } from '../helpers/app.ts';
 
 let app: FastifyInstance;
 const definitions: CustomFieldDefinition[] = [
-  { id: 'fld_plan', name: 'plan', data_type: 'select', options: ['free', 'pro', 'enterprise'] },
+  { id: 'fld_plan', name: 'plan', data_type: 'enum', options: { values: ['free', 'pro', 'enterprise'] } },
+  { id: 'fld_regions', name: 'regions', data_type: 'multi_enum', options: { values: ['emea', 'amer', 'apac'] } },
   { id: 'fld_seats', name: 'seats', data_type: 'number' },
   { id: 'fld_note', name: 'note', data_type: 'text' },
   { id: 'fld_blob', name: 'blob', data_type: 'file' },
@@ -34,8 +35,8 @@ describe('custom fields', () => {
   beforeAll(async () => {
     t = await tenant(app);
     const list = (await t.live.post('/v1/lists', { name: 'People', type: 'contacts' })).json().data.id;
-    const values: Record<string, { plan?: string; seats?: number; note?: string }> = {
-      Ada: { plan: 'pro', seats: 12, note: 'Renews in May' }, Bob: { plan: 'free', seats: 1 }, Cy: { plan: 'enterprise', seats: 250, note: '' }, Dee: {},
+    const values: Record<string, { plan?: string; seats?: number; note?: string; regions?: string }> = {
+      Ada: { plan: 'pro', seats: 12, note: 'Renews in May', regions: '|amer|emea|' }, Bob: { plan: 'free', seats: 1, regions: '|apac|' }, Cy: { plan: 'enterprise', seats: 250, note: '' }, Dee: {},
     };
     const { db } = app.services.database;
     for (const [name, v] of Object.entries(values)) {
@@ -45,6 +46,7 @@ describe('custom fields', () => {
         v.plan === undefined ? null : { field_id: 'fld_plan', value_text: v.plan, value_num: null },
         v.seats === undefined ? null : { field_id: 'fld_seats', value_text: null, value_num: v.seats },
         v.note === undefined ? null : { field_id: 'fld_note', value_text: v.note, value_num: null },
+        v.regions === undefined ? null : { field_id: 'fld_regions', value_text: v.regions, value_num: null },
       ].filter((r) => r !== null);
       for (const r of rows) await sql`insert into field_values values (${t.org_id}, 'live', ${r.field_id}, ${id}, ${r.value_text}, ${r.value_num})`.execute(db);
     }
@@ -66,6 +68,10 @@ describe('custom fields', () => {
     ['is_empty', { field: 'custom_fields.note', operator: 'is_empty' }, ['Bob', 'Cy', 'Dee']],
     ['contains', { field: 'custom_fields.note', operator: 'contains', value: 'MAY' }, ['Ada']],
     ['exists false', { field: 'custom_fields.seats', operator: 'exists', value: false }, ['Dee']],
+    ['multi_enum any_of', { field: 'custom_fields.regions', operator: 'any_of', value: ['emea', 'apac'] }, ['Ada', 'Bob']],
+    ['multi_enum all_of', { field: 'custom_fields.regions', operator: 'all_of', value: ['emea', 'amer'] }, ['Ada']],
+    ['multi_enum none_of', { field: 'custom_fields.regions', operator: 'none_of', value: ['emea'] }, ['Bob', 'Cy', 'Dee']],
+    ['multi_enum is_empty', { field: 'custom_fields.regions', operator: 'is_empty' }, ['Cy', 'Dee']],
   ])('%s', async (_name, filter, expected) => {
     expect((await names({ filters: [filter], sort: [{ field: 'name' }] }))).toEqual(expected);
   });
@@ -85,6 +91,8 @@ describe('custom fields', () => {
   it('refuses values and operators that do not fit, and unknown custom fields', async () => {
     const option = await t.live.post('/v1/search/contacts', { filters: [{ field: 'custom_fields.plan', operator: 'eq', value: 'gold' }] });
     expect([option.statusCode, option.json().detail[0].msg]).toEqual([422, 'custom_fields.plan is one of: free, pro, enterprise']);
+    const region = await t.live.post('/v1/search/contacts', { filters: [{ field: 'custom_fields.regions', operator: 'any_of', value: ['mars'] }] });
+    expect(region.statusCode).toBe(422);
     const unfit = await t.live.post('/v1/search/contacts', { filters: [{ field: 'custom_fields.plan', operator: 'gt', value: 'a' }] });
     expect(unfit.statusCode).toBe(400);
     for (const field of ['custom_fields.nope', 'custom_fields.blob']) {

@@ -30,8 +30,8 @@ export interface CustomFieldDefinition {
   id: string;
   name: string;
   data_type: string;
-  /** The choices of a select field. */
-  options?: readonly string[];
+  /** The choices of an `enum` or `multi_enum` field. */
+  options?: { values?: readonly string[] } | null;
 }
 
 /** Provided by the custom-fields module: the tenant's definitions of the resource's custom fields. */
@@ -51,16 +51,18 @@ const KIND_TYPES: Record<string, ValueType> = {
   int: 'number', money: 'number', timestamp: 'number', boolean: 'boolean', tags: 'tags', json: 'json',
 };
 
-/** How a custom field's data type is compared, and where `field_values` keeps its value. */
+/**
+ * How a custom field's data type is compared, and where `field_values` keeps its value: numbers,
+ * currencies, dates, datetimes and booleans (0/1) in `value_num`; text, e-mail, url and enum in
+ * `value_text`; a multi_enum as one text `|a|b|` of its sorted values.
+ */
 const CUSTOM_TYPES: Record<string, { type: ValueType; valueColumn: 'value_text' | 'value_num' }> = {
   text: { type: 'text', valueColumn: 'value_text' },
-  textarea: { type: 'text', valueColumn: 'value_text' },
   email: { type: 'text', valueColumn: 'value_text' },
   url: { type: 'text', valueColumn: 'value_text' },
-  phone: { type: 'text', valueColumn: 'value_text' },
-  select: { type: 'enum', valueColumn: 'value_text' },
+  enum: { type: 'enum', valueColumn: 'value_text' },
+  multi_enum: { type: 'tags', valueColumn: 'value_text' },
   number: { type: 'number', valueColumn: 'value_num' },
-  integer: { type: 'number', valueColumn: 'value_num' },
   currency: { type: 'number', valueColumn: 'value_num' },
   date: { type: 'number', valueColumn: 'value_num' },
   datetime: { type: 'number', valueColumn: 'value_num' },
@@ -69,6 +71,7 @@ const CUSTOM_TYPES: Record<string, { type: ValueType; valueColumn: 'value_text' 
 
 const same = (v: unknown) => v;
 const asNumber = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+const lowerCase = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
 /** The built-in fields of `r` that a search can name. */
 export function builtInFields(r: Resource): Map<string, SearchField> {
@@ -92,7 +95,8 @@ export async function searchFields(db: Kysely<DB>, r: Resource, scope: Scope, na
   for (const d of await catalog.definitions(db, r, scope)) {
     const t = CUSTOM_TYPES[d.data_type];
     if (!t) continue;
-    fields.set(`${CUSTOM_PREFIX}${d.name}`, { name: `${CUSTOM_PREFIX}${d.name}`, type: t.type, values: d.options, toStored: t.valueColumn === 'value_num' ? asNumber : same, custom: { id: d.id, valueColumn: t.valueColumn } });
+    const toStored = t.valueColumn === 'value_num' ? asNumber : d.data_type === 'email' ? lowerCase : same;
+    fields.set(`${CUSTOM_PREFIX}${d.name}`, { name: `${CUSTOM_PREFIX}${d.name}`, type: t.type, values: d.options?.values, toStored, custom: { id: d.id, valueColumn: t.valueColumn } });
   }
   return fields;
 }

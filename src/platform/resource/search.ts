@@ -66,7 +66,7 @@ function scalar(f: SearchField, value: unknown, loc: Array<string | number>): un
   const ok = t === 'text' ? typeof value === 'string' : t === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'boolean';
   if (!ok) throw fieldError(loc, `${f.name} holds ${DESCRIBED[f.type]}: the value must be ${t === 'text' ? 'a string' : t === 'number' ? 'a number' : 'a boolean'}`, 'type_error');
   if (f.integer && !Number.isSafeInteger(value)) throw fieldError(loc, `${f.name} holds whole numbers: the value must be an integer`, 'type_error.integer');
-  if (f.type === 'enum' && f.values && !f.values.includes(value as string)) throw fieldError(loc, `${f.name} is one of: ${f.values.join(', ')}`, 'value_error.enum');
+  if ((f.type === 'enum' || f.type === 'tags') && f.values && !f.values.includes(value as string)) throw fieldError(loc, `${f.name} is one of: ${f.values.join(', ')}`, 'value_error.enum');
   return f.toStored(value);
 }
 
@@ -99,10 +99,12 @@ const negate = (where: RawBuilder<unknown>) => sql<SqlBool>`not coalesce(${where
 function predicate(ctx: Ctx, f: SearchField, op: Operator, given: unknown, at: Array<string | number>): (x: RawBuilder<unknown>) => RawBuilder<unknown> {
   const { dialect } = ctx;
   if (f.type === 'tags') {
+    if (op === 'is_not_empty' && f.custom) return (x) => sql`${x} is not null`;
     if (op === 'is_not_empty') return (x) => sql`${x} is not null and ${sql.raw(dialect === 'postgres' ? 'jsonb_array_length' : 'json_array_length')}(${x}) > 0`;
     if (op === 'exists') return (x) => sql`${x} is not null`;
     const values = list(f, given, at) as string[];
-    const has = (x: RawBuilder<unknown>) => values.map((v) => jsonArrayHas(dialect, x, v));
+    // Built-in tags are a JSON array; a custom multi_enum is one text `|a|b|` in its value row.
+    const has = (x: RawBuilder<unknown>) => values.map((v) => (f.custom ? containsInsensitive(dialect, x, `|${v}|`) : jsonArrayHas(dialect, x, v)));
     return (x) => sql`(${sql.join(has(x), sql.raw(op === 'all_of' ? ' and ' : ' or '))})`;
   }
   switch (op) {
