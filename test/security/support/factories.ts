@@ -3,6 +3,7 @@
 // `:param` (so /v1/campaigns/:id/launch uses '/v1/campaigns', /v1/lists/:id/entries/:entry_id uses
 // '/v1/lists/:id/entries'). A documented route with an id and no factory fails the suite by name.
 import { randomBytes } from 'node:crypto';
+import { resources } from '../../../src/resources/registry.ts';
 import { bodySchema, type Api, type ApiRoute } from './api.ts';
 import type { Actor, Params } from './actors.ts';
 import { json } from './reply.ts';
@@ -45,20 +46,19 @@ const suppressionEntry: Factory = async (_api, actor) => {
 };
 
 export const FACTORIES: Record<string, Factory> = {
+  // Every kernel resource is made by a POST of its documented body; the registry lists them.
+  ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
   '/v1/lists/:id/entries': suppressionEntry,
-  '/v1/contacts': created('/v1/contacts'),
-  '/v1/companies': created('/v1/companies'),
-  '/v1/campaigns': created('/v1/campaigns'),
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
 };
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
 const REFERENCES: Record<string, string> = {
-  list_id: '/v1/lists',
-  company_id: '/v1/companies',
+  // The reference fields of kernel resources name their target resource.
+  ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, `/v1/${target.plural}`]))),
   last_event_id: '/v1/events',
 };
 
