@@ -1,11 +1,13 @@
 // Search on custom fields through the catalog interface of search-fields.ts: a catalog of this test
 // stands in for the custom-fields module, over a `field_values` table of the agreed shape (one row per
 // record and set field), so filters become `exists` over value rows and sorts read the value row.
+// Once the custom-fields module provides the catalog, its own tests run this path for real.
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useCustomFieldCatalog, type CustomFieldDefinition } from '../../src/platform/resource/search-fields.ts';
-import { tenant, testApp } from '../helpers/app.ts';
+import { databaseUrl, isPostgres, tenant, testApp } from '../helpers/app.ts';
 
 let app: FastifyInstance;
 const definitions: CustomFieldDefinition[] = [
@@ -16,8 +18,29 @@ const definitions: CustomFieldDefinition[] = [
   { id: 'fld_blob', name: 'blob', data_type: 'file' },
 ];
 
+let dropDatabase = async () => {};
+
+/**
+ * On PostgreSQL a database of this file's own (the run's is shared by every test file, and one of
+ * them checks that every tenant table of the catalog is known to the registry).
+ */
+async function ownDatabase(): Promise<string> {
+  if (!isPostgres()) return databaseUrl();
+  const url = new URL(databaseUrl());
+  const name = `${url.pathname.slice(1)}_custom_search`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: databaseUrl() });
+    await client.connect();
+    await client.query(statement).finally(() => client.end());
+  };
+  await admin(`create database ${name}`);
+  dropDatabase = () => admin(`drop database if exists ${name} with (force)`);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 beforeAll(async () => {
-  app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
+  app = await testApp({ env: { DATABASE_URL: await ownDatabase(), RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
   const { db, dialect } = app.services.database;
   await sql`create table if not exists field_values (org_id text not null, mode text not null, field_id text not null, record_id text not null,
     value_text text, value_num ${dialect === 'postgres' ? sql`double precision` : sql`real`}, primary key (org_id, mode, field_id, record_id))`.execute(db);
@@ -26,6 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   useCustomFieldCatalog(undefined);
   await app.close();
+  await dropDatabase();
 });
 
 describe('custom fields', () => {
