@@ -241,7 +241,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
 
     // Before scenario 5, whose new contacts would add to the search's expected total.
     log(`${kind}: scenarios 9 and 10 (search)`);
-    const search = await searchScenarios(service, big.token, big.contacts, specFor);
+    const search = await searchScenarios(service, big.token, big.contacts, specFor, options.quick ? 5 : 15);
     await noteRss('s9');
 
     const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
