@@ -6,6 +6,7 @@ import { initial } from './migrations/0001-initial.ts';
 import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.ts';
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
 import { search } from './migrations/0007-search.ts';
+import { listMembers } from './migrations/0008-list-members.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -13,6 +14,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
     '0003-tenant-keys': tenantKeys(database.dialect),
     '0007-search': search(database.dialect),
+    '0008-list-members': listMembers(database.dialect),
   };
 }
 

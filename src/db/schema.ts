@@ -64,6 +64,13 @@ export interface ListEntriesTable extends Tenant {
   created_at: number;
 }
 
+/** A record (company, deal) on a list of its type. */
+export interface ListMembersTable extends Tenant {
+  list_id: string;
+  record_id: string;
+  created_at: number;
+}
+
 export interface ContactsTable extends Tenant {
   id: string;
   list_id: string;
@@ -152,6 +159,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   lists: ListsTable;
   list_entries: ListEntriesTable;
+  list_members: ListMembersTable;
   contacts: ContactsTable;
   companies: CompaniesTable;
   campaigns: CampaignsTable;

@@ -30,9 +30,3 @@ export function jsonArrayHas(dialect: Dialect, column: Operand, value: string): 
 export function parseJson<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
-
-/** The domain part of the e-mail address in `column`; null when the column is null. */
-export function emailDomain(dialect: Dialect, column: string): RawBuilder<string | null> {
-  if (dialect === 'postgres') return sql<string | null>`split_part(${sql.ref(column)}, '@', 2)`;
-  return sql<string | null>`substr(${sql.ref(column)}, instr(${sql.ref(column)}, '@') + 1)`;
-}

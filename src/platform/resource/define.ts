@@ -15,7 +15,7 @@ import type { Field } from './fields.ts';
 import type { TenantTable } from './tenancy.ts';
 
 /** How a query parameter compares with its column. */
-export type FilterOp = 'eq' | 'eq_ci' | 'contains' | 'gte' | 'lte' | 'lt' | 'has';
+export type FilterOp = 'eq' | 'eq_ci' | 'contains' | 'gte' | 'lte' | 'lt' | 'has' | 'member_of';
 
 export interface FilterSpec {
   /** The field (column) compared; defaults to the parameter's name. */
@@ -73,6 +73,8 @@ export interface ResourceDefinition {
   search?: string[];
   /** A maintained total of the tenant's rows (the `counters` table), read for the unfiltered total. */
   counter?: string;
+  /** Records can be members of lists of the type named like the resource (`companies`, `deals`). */
+  listable?: boolean;
   /** Tables of records owned by this group beside its own (cleared with it by the sandbox reset). */
   ownedTables?: TenantTable[];
   hooks?: Hooks;
@@ -109,7 +111,7 @@ export const withArticle = (s: string) => `${article(s)} ${s}`;
 function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, column: string): TSchema {
   if (spec.schema) return spec.schema;
   const f = r.fields[column];
-  if (!f) throw new Error(`${r.plural}: filter ${param} names no field ${column}`);
+  if (!f && spec.op !== 'member_of') throw new Error(`${r.plural}: filter ${param} names no field ${column}`);
   const description = spec.description ?? ({
     eq: `Only ${r.plural} whose ${column} is exactly this`,
     eq_ci: `Only ${r.plural} whose ${column} is this, ignoring case`,
@@ -118,8 +120,10 @@ function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, co
     lte: `Only ${r.plural} whose ${column} is at most this`,
     lt: `Only ${r.plural} whose ${column} is before this`,
     has: `Only ${r.plural} carrying this value in ${column}`,
+    member_of: `Only ${r.plural} on this list`,
   } as const)[spec.op];
   if (spec.op === 'has') return Str({ description, maxLength: 100 });
+  if (spec.op === 'member_of') return Str({ description: `Only ${r.plural} on this list`, maxLength: 64, examples: ['lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] });
   if (f.kind === 'text' || f.kind === 'email' || f.kind === 'url' || f.kind === 'ref') {
     const examples = (f.input as { examples?: unknown[] }).examples;
     return Str({ description, maxLength: Math.max(Number((f.input as { maxLength?: number }).maxLength ?? 200), 64), ...(examples ? { examples } : {}) });
@@ -146,7 +150,8 @@ export function defineResource(definition: ResourceDefinition): Resource {
 
   const resolvedFilters: Resource['resolvedFilters'] = [];
   const query: Record<string, TSchema> = { ...PageQuery };
-  for (const [param, given] of Object.entries(r.filters ?? {})) {
+  const filters: Record<string, FilterOp | FilterSpec> = { ...r.filters, ...(r.listable ? { list_id: 'member_of' } : {}) };
+  for (const [param, given] of Object.entries(filters)) {
     const spec = typeof given === 'string' ? { op: given } : given;
     const column = spec.field ?? param;
     query[param] = Type.Optional(filterSchema(r, param, spec, column));

@@ -11,6 +11,7 @@ import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type WriteContext } from '../write.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
+import { leaveLists, memberOf } from './memberships.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
 type Query = Record<string, unknown>;
@@ -77,6 +78,7 @@ export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: S
     else if (f.op === 'eq_ci') q = q.where(sql<SqlBool>`lower(${column}) = ${String(value).toLowerCase()}`);
     else if (f.op === 'contains') q = q.where(containsInsensitive(dialect, f.column, String(value)));
     else if (f.op === 'has') q = q.where(jsonArrayHas(dialect, f.column, String(value)));
+    else if (f.op === 'member_of') q = q.where(memberOf(r.table, String(value)));
     else q = q.where(column, f.op === 'gte' ? '>=' : f.op === 'lte' ? '<=' : '<', value);
   }
   return q;
@@ -204,6 +206,7 @@ export async function deleteRecord(r: Resource, w: WriteContext, id: string, que
   const record = await presentOne(r, w.tx, w.scope, before);
   await applyDependents(r, w, id);
   await deleteIn(w.tx, table(r), w.scope).where(sql.ref('id'), '=', id).execute();
+  if (r.listable) await leaveLists(w, id);
   if (r.counter) w.count(r.counter, -1);
   w.emit(`${r.name}.deleted`, record);
   return { id, deleted: true };

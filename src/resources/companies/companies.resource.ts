@@ -38,10 +38,11 @@ export const companies = defineResource({
   },
   search: ['name', 'domain', 'industry', 'description'],
   counter: 'companies',
+  listable: true,
   hooks: { beforeWrite, afterWrite, enrich },
   routes: {
     docs: {
-      list: { summary: 'Search company data', description: 'Lists companies, newest first, with an exact `total`. Filters combine: `name` (contains, case-insensitive), `domain` (exact, normalized like on write), `industry`, `country` (exact), `min_employees`, `max_employees`.' },
+      list: { summary: 'Search company data', description: 'Lists companies, newest first, with an exact `total`. Filters combine: `name` (contains, case-insensitive), `domain` (exact, normalized like on write), `industry`, `country` (exact), `min_employees`, `max_employees`, `list_id` (on a list of type companies).' },
       create: { description: 'Creates a company and links the contacts whose work e-mail has its domain (each gets a `contact.updated` event). The domain is normalized (`https://www.Example.com/x` → `example.com`); a domain that another company of the organization already has is 409 naming that company; text that is not a domain is 422.' },
       update: { description: 'Changes the fields given. A new domain moves the links: contacts of the old domain are unlinked, those of the new one linked (each gets a `contact.updated` event). An empty body is 400 `No fields to update`.' },
       delete: { description: 'Deletes a company and unlinks its contacts (their `company_id` becomes null, each gets a `contact.updated` event); reading it afterwards is 404.' },

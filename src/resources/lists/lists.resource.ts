@@ -20,7 +20,7 @@ export const lists = defineResource({
     member_count: int({ readOnly: true, nullable: false, default: 0, description: 'Records on the list (contacts, companies or deals), or entries of a suppression list', example: 42 }),
   },
   filters: { type: 'eq' },
-  ownedTables: ['list_entries'],
+  ownedTables: ['list_entries', 'list_members'],
   routes: {
     messages: { enum: { type: 'Invalid list type' } },
     docs: {
@@ -38,6 +38,7 @@ export const lists = defineResource({
         throw conflict(`List has ${members} member${members === 1 ? '' : 's'}; remove them first or pass cascade=true to delete them with the list`);
       }
       await deleteIn(w.tx, 'list_entries', w.scope).where('list_id', '=', row.id).execute();
+      await deleteIn(w.tx, 'list_members', w.scope).where('list_id', '=', row.id).execute();
     },
   },
 });

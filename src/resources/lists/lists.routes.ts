@@ -45,4 +45,29 @@ export async function listRoutes(fastify: FastifyInstance): Promise<void> {
       params: s.EntryParamsSchema, response: { 200: Data(DeletedSchema('ent', 'entry'), 'The entry was removed'), ...errorResponses(404) },
     },
   }, (req, reply) => mutate(req, reply, 200, (w) => store.deleteEntry(w, req.params.id, req.params.entry_id)));
+
+  app.post('/lists/:id/members', {
+    schema: {
+      tags, summary: 'Add list members',
+      description: 'Adds records to a list of type companies or deals (ids of that type). Records already on the list are reported, not duplicated; an unknown id is 404 and adds nothing; other list types are 400. `member_count` stays exact.',
+      params, body: s.MembersCreateSchema, response: { 201: Data(s.MembersAddedSchema, 'The result'), ...errorResponses(404) },
+    },
+  }, (req, reply) => mutate(req, reply, 201, (w) => store.addMembers(w, (req.params as { id: string }).id, req.body.ids)));
+
+  app.get('/lists/:id/members', {
+    schema: {
+      tags, summary: 'List list members', description: 'The records on a list of type companies or deals, newest first, with an exact `total`.',
+      params, querystring: s.EntriesQuerySchema, response: { 200: ListOf(s.MemberSchema, 'A page of members'), ...errorResponses(404) },
+    },
+  }, async (req) => {
+    const members = await store.memberPage(db(), req.scope, (req.params as { id: string }).id);
+    return paginate(req, req.query, { fetch: members.fetch, count: async () => members.total, keyOf: (row) => row.id, map: members.map });
+  });
+
+  app.delete('/lists/:id/members/:record_id', {
+    schema: {
+      tags, summary: 'Remove a list member', description: 'Removes one record from a list of type companies or deals; the record itself stays. Not on the list: 404 `Member not found`.',
+      params: s.MemberParamsSchema, response: { 200: Data(DeletedSchema('cmp', 'member'), 'The record left the list'), ...errorResponses(404) },
+    },
+  }, (req, reply) => mutate(req, reply, 200, (w) => store.removeMember(w, req.params.id, req.params.record_id)));
 }

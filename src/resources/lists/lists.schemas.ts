@@ -29,3 +29,22 @@ export const EntryParamsSchema = Type.Object({
 });
 
 export const EntriesQuerySchema = Type.Object({ ...PageQuery }, { additionalProperties: false });
+
+export const MembersCreateSchema = Type.Object({
+  ids: Type.Array(Str({ description: 'Identifier of a record of the list\'s type', minLength: 1, maxLength: 64, examples: ['cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }), {
+    minItems: 1, maxItems: 1000, description: 'Records to add: companies for a list of type companies, deals for one of type deals', examples: [['cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B']],
+  }),
+}, { additionalProperties: false, description: 'Records to add to a list' });
+
+export const MembersAddedSchema = Type.Object({
+  added: Type.Integer({ description: 'How many records were new on the list', examples: [1] }),
+  existing: Type.Integer({ description: 'How many were on it already', examples: [0] }),
+  member_count: Type.Integer({ description: 'Records on the list now', examples: [12] }),
+}, { description: 'The result of adding members' });
+
+export const MemberSchema = Type.Object({}, { additionalProperties: true, description: 'A record of the list\'s type (a company or a deal), as its own endpoint answers it' });
+
+export const MemberParamsSchema = Type.Object({
+  id: Str({ description: 'Identifier of the list', maxLength: 64, examples: ['lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  record_id: Str({ description: 'Identifier of the member record', maxLength: 64, examples: ['cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+});

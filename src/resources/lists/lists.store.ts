@@ -1,10 +1,12 @@
-// What lists do beyond CRUD: suppression-list entries.
-import type { Kysely, Selectable } from 'kysely';
+// What lists do beyond CRUD: suppression-list entries, and the members of lists of companies or deals.
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
-import { createRecord, getRow, presentOne } from '../../platform/resource/store.ts';
+import type { Row } from '../../platform/resource/define.ts';
+import { memberOf } from '../../platform/resource/memberships.ts';
+import { createRecord, getRow, present, presentOne } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
@@ -60,4 +62,59 @@ export async function listEntries(db: Kysely<DB>, scope: Scope, listId: string, 
   let q = selectIn(db, 'list_entries', scope).selectAll().where('list_id', '=', listId);
   if (page.after !== undefined) q = q.where('id', '<', String(page.after));
   return q.orderBy('id', 'desc').limit(page.take).offset(page.offset).execute();
+}
+
+/** The resource whose records a list of this type holds as members (companies, deals), if any. */
+async function memberResource(type: string) {
+  const { resources } = await import('../registry.ts');
+  return resources.find((r) => r.listable && r.plural === type);
+}
+
+async function memberList(db: Kysely<DB>, scope: Scope, listId: string) {
+  const list = await getRow(lists, db, scope, listId);
+  const resource = await memberResource(list.type as string);
+  if (!resource) throw badRequest(`Lists of type ${String(list.type)} do not hold members: contacts join a list through their list_id, suppression lists hold entries`);
+  return { list, resource };
+}
+
+/** Adds records of the list's type; records already on it are reported, not duplicated; unknown ids are 404. */
+export async function addMembers(w: WriteContext, listId: string, ids: string[]) {
+  const { list, resource } = await memberList(w.tx, w.scope, listId);
+  const wanted = [...new Set(ids)];
+  const found = new Set((await selectIn(w.tx, resource.table, w.scope).select(sql.ref('id').as('id') as never).where(sql.ref('id'), 'in', wanted).execute()).map((r) => (r as { id: string }).id));
+  const missing = wanted.filter((id) => !found.has(id));
+  if (missing.length > 0) throw notFound(`${resource.notFound}: ${missing.slice(0, 5).join(', ')}`);
+  const existing = new Set((await selectIn(w.tx, 'list_members', w.scope).select('record_id').where('list_id', '=', listId).where('record_id', 'in', wanted).execute()).map((m) => m.record_id));
+  const fresh = wanted.filter((id) => !existing.has(id));
+  if (fresh.length > 0) {
+    await w.tx.insertInto('list_members').values(fresh.map((record_id) => ({ ...tenantOf(w.scope), list_id: listId, record_id, created_at: w.now }))).execute();
+    await moveCount(w, listId, fresh.length);
+    const after = await presentOne(lists, w.tx, w.scope, { ...list, member_count: Number(list.member_count) + fresh.length, updated_at: w.now });
+    w.emit('list.members_added', { ...after, added: fresh });
+  }
+  return { added: fresh.length, existing: existing.size, member_count: Number(list.member_count) + fresh.length };
+}
+
+export async function removeMember(w: WriteContext, listId: string, recordId: string): Promise<{ id: string; deleted: true }> {
+  const { list } = await memberList(w.tx, w.scope, listId);
+  const removed = await deleteIn(w.tx, 'list_members', w.scope).where('list_id', '=', listId).where('record_id', '=', recordId).executeTakeFirst();
+  if (Number(removed.numDeletedRows) === 0) throw notFound('Member not found');
+  await moveCount(w, listId, -1);
+  const after = await presentOne(lists, w.tx, w.scope, { ...list, member_count: Number(list.member_count) - 1, updated_at: w.now });
+  w.emit('list.member_removed', { ...after, removed: recordId });
+  return { id: recordId, deleted: true };
+}
+
+/** The list's member records, newest first, in the API form of their resource. */
+export async function memberPage(db: Kysely<DB>, scope: Scope, listId: string) {
+  const { list, resource } = await memberList(db, scope, listId);
+  return {
+    total: Number(list.member_count),
+    fetch: async (page: PageRequest) => {
+      let q = selectIn(db, resource.table, scope).selectAll().where(memberOf(resource.table, listId));
+      if (page.after !== undefined) q = q.where(sql.ref('id'), '<', String(page.after));
+      return (await q.orderBy(sql.ref('id'), 'desc').limit(page.take).offset(page.offset).execute()) as Row[];
+    },
+    map: (rows: Row[]) => present(resource, db, scope, rows),
+  };
 }

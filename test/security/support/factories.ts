@@ -45,12 +45,22 @@ const suppressionEntry: Factory = async (_api, actor) => {
   return { id, entry_id: json(added).data.entries[0].id };
 };
 
+const listMember: Factory = async (api, actor) => {
+  const list = await actor.call('POST', '/v1/lists', { body: { name: bodySentinel(), type: 'companies' } });
+  const id = json(list).data.id;
+  const { id: record_id } = await make(api, actor, '/v1/companies', { fresh: true });
+  const added = await actor.call('POST', `/v1/lists/${id}/members`, { body: { ids: [record_id] } });
+  if (added.status !== 201) fail(`factory members (${actor.label}) answered ${added.status} ${added.body}`);
+  return { id, record_id };
+};
+
 export const FACTORIES: Record<string, Factory> = {
   // Every kernel resource is made by a POST of its documented body; the registry lists them.
   ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
   '/v1/lists/:id/entries': suppressionEntry,
+  '/v1/lists/:id/members': listMember,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
 };
@@ -63,9 +73,11 @@ const REFERENCES: Record<string, string> = {
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */
-const BODY_DEFAULTS: Record<string, (actor: Actor) => Record<string, unknown>> = {
+const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
+  // A list of type companies (the factory's) holds companies.
+  'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
 };
 
 /** Routes where a live key may act on the other mode's objects by design (key management). */
@@ -139,5 +151,5 @@ export async function bodyFor(api: Api, actor: Actor, route: ApiRoute): Promise<
   }
   const name = properties.name && stringBranch(properties.name);
   if (name && 'name' in out && (name.maxLength ?? 100) >= 24) out.name = bodySentinel();
-  return { ...out, ...BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor) };
+  return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api)) };
 }
