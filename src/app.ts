@@ -13,6 +13,7 @@ import { authenticate, KeyCache } from './platform/auth.ts';
 import { frameworkErrorHandler, installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
 import { claim, purgeExpired, settle } from './platform/idempotency.ts';
+import { ClaimLeases } from './platform/idempotency-lease.ts';
 import { ListCache } from './platform/list-cache.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
@@ -23,6 +24,7 @@ import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
 import { WriteQueue } from './platform/write.ts';
 import { recordRoutes } from './platform/route-table.ts';
+import { LinkCache } from './platform/targeting.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 
@@ -82,12 +84,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await limiter.ready?.();
   const hub = new EventHub();
   const writes = new WriteQueue(database);
+  const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
   app.decorate('services', {
     config,
     database,
     writes,
     limiter,
     keys: new KeyCache(),
+    links: new LinkCache(),
+    leases,
     lists: new ListCache(),
     hub,
     notify: hub.notify,
@@ -99,7 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('idempotency', undefined);
 
   installErrorHandler(app);
-  const authDeps = { database, keys: app.services.keys, limiter, limits };
+  const authDeps = { database, keys: app.services.keys, links: app.services.links, limiter, limits };
 
   // These hooks run on every request: they take callbacks and finish synchronously on their common
   // paths (a cached key, a read), so no promise is made for them.
@@ -128,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     settle(database.db, request, reply.statusCode, payload).then(() => done(null, payload), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
+    if (request.idempotency) leases.release(request.idempotency);
     request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
     done();
   });
@@ -150,6 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     clearInterval(purge);
+    leases.close();
     clearInterval(flushLogs);
     await limiter.close();
     await writes.drained();

@@ -13,7 +13,8 @@ import { grantCredits } from './resources/usage/usage.store.ts';
 const USAGE = `Usage: npm run --silent cli -- <command>
 
   migrate                                         apply pending migrations
-  orgs create --name <NAME>                       new organization with a live and a test key
+  orgs create --name <NAME> [--agency]            new organization with a live and a test key
+                                                  (--agency: it may have agency keys and clients)
   orgs list                                       all organizations
   orgs grant --org <ID> --credits <N> [--mode test]  add credits (live by default)
   keys create --org <ID> --name <NAME> [--mode test] new API key (token printed once)
@@ -36,7 +37,7 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' } },
+    options: { name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' }, agency: { type: 'boolean' } },
   });
   const [group, action, arg] = positionals;
   const config = loadConfig();
@@ -46,9 +47,9 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
       return { applied: await migrateToLatest(database) };
     case 'orgs create':
       await migrateToLatest(database);
-      return createOrganization(database, config, need(values.name, '--name'));
+      return createOrganization(database, config, need(values.name, '--name'), { agency: values.agency === true });
     case 'orgs list':
-      return (await listOrganizations(database)).map((o) => ({ org_id: o.id, name: o.name, created_at: Number(o.created_at) }));
+      return (await listOrganizations(database)).map((o) => ({ org_id: o.id, name: o.name, is_agency: o.is_agency === 1, created_at: Number(o.created_at) }));
     case 'orgs grant': {
       const orgId = need(values.org, '--org');
       const credits = Number(need(values.credits, '--credits'));

@@ -5,6 +5,8 @@ import type { Database } from './database.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.ts';
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
+import { agencyScopes } from './migrations/0005-agency-scopes.ts';
+import { idempotencyLease } from './migrations/0006-idempotency-lease.ts';
 import { search } from './migrations/0007-search.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
 
@@ -13,6 +15,8 @@ function migrations(database: Database): Record<string, Migration> {
     '0001-initial': initial(database.dialect),
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
     '0003-tenant-keys': tenantKeys(database.dialect),
+    '0005-agency-scopes': agencyScopes(database.dialect),
+    '0006-idempotency-lease': idempotencyLease,
     '0007-search': search(database.dialect),
     '0008-list-members': listMembers(database.dialect),
   };
@@ -22,6 +26,9 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations(database) },
+    // Numbers are reserved per change and changes land in any order (0008 may reach a store before
+    // 0006); each migration stands alone, so a store runs the ones it lacks whatever their number.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -11,6 +11,7 @@ interface Tenant {
 export interface OrganizationsTable {
   id: string;
   name: string;
+  is_agency: number;
   created_at: number;
 }
 
@@ -23,6 +24,33 @@ export interface ApiKeysTable {
   is_agency: number;
   created_at: number;
   last_used_at: number | null;
+  revoked_at: number | null;
+  /** JSON array of scopes, `["*"]` for every scope. */
+  scopes: string;
+  expires_at: number | null;
+}
+
+/** Who made a change: the key and its organization (an agency's, when it acts for a client). */
+interface Actor {
+  actor_key_id: string | null;
+  actor_org_id: string | null;
+}
+
+/** A client organization an agency (the row's organization) may act for, in the row's mode. */
+export interface AgencyLinksTable extends Tenant {
+  client_org_id: string;
+  grant_id: string | null;
+  linked_at: number;
+}
+
+/** Access a client (the row's organization) offers an agency through a single-use code. */
+export interface AgencyGrantsTable extends Tenant {
+  id: string;
+  code_hash: string;
+  agency_org_id: string | null;
+  created_at: number;
+  expires_at: number;
+  redeemed_at: number | null;
   revoked_at: number | null;
 }
 
@@ -43,7 +71,10 @@ export interface IdempotencyKeysTable extends Tenant {
   status: number | null;
   body: string | null;
   created_at: number;
+  /** Last renewal of the claim's lease (seconds); a claim not renewed for LEASE_S is taken over. */
   locked_at: number;
+  /** The token of the request holding the claim (0006-idempotency-lease); null on older rows. */
+  lease: string | null;
 }
 
 export interface ListsTable extends Tenant {
@@ -130,7 +161,7 @@ export interface CampaignEnrollmentsTable extends Tenant {
   created_at: number;
 }
 
-export interface EventsTable extends Tenant {
+export interface EventsTable extends Tenant, Actor {
   id: string;
   seq: number;
   type: string;
@@ -140,7 +171,7 @@ export interface EventsTable extends Tenant {
   created_at: number;
 }
 
-export interface UsageTransactionsTable extends Tenant {
+export interface UsageTransactionsTable extends Tenant, Actor {
   id: string;
   type: string;
   amount: number;
@@ -166,5 +197,7 @@ export interface DB {
   campaign_enrollments: CampaignEnrollmentsTable;
   events: EventsTable;
   usage_transactions: UsageTransactionsTable;
+  agency_links: AgencyLinksTable;
+  agency_grants: AgencyGrantsTable;
 }
 

@@ -1,8 +1,10 @@
 // Organizations: created by the CLI (and tests) with one live and one test key, a starting credit
-// grant in each mode, and the sandbox data set in test mode.
+// grant in each mode, and the sandbox data set in test mode. An agency's client organizations are
+// made the same way inside the agency's write, without keys: the agency acts for them.
+import type { Transaction } from 'kysely';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import type { Mode } from '../db/schema.ts';
+import type { Database, Dialect } from '../db/database.ts';
+import type { DB, Mode } from '../db/schema.ts';
 import { newId, nowSeconds } from '../platform/ids.ts';
 import { writeIn } from '../platform/write.ts';
 import { createApiKey } from '../resources/api-keys/api-keys.store.ts';
@@ -11,24 +13,36 @@ import { grantCredits } from '../resources/usage/usage.store.ts';
 
 export interface CreatedOrganization {
   org_id: string;
+  is_agency: boolean;
   live_token: string;
   test_token: string;
 }
 
+export interface OrganizationOptions {
+  /** An agency may have agency keys and client organizations. */
+  agency?: boolean;
+}
+
+/** Inserts the organization with its starting credits and sandbox data, inside `tx`. */
+export async function insertOrganization(tx: Transaction<DB>, dialect: Dialect, config: Pick<Config, 'defaultCredits'>, name: string, options: OrganizationOptions = {}) {
+  const row = { id: newId('org'), name, is_agency: options.agency ? 1 : 0, created_at: nowSeconds() };
+  await tx.insertInto('organizations').values(row).execute();
+  for (const mode of ['live', 'test'] as Mode[]) {
+    await writeIn(tx, dialect, { orgId: row.id, mode }, async (w) => {
+      await grantCredits(w, config.defaultCredits, 'Starting credits');
+      if (mode === 'test') await seedSandbox(w);
+    });
+  }
+  return row;
+}
+
 /** Creates the organization, its keys, grants and sandbox data in one transaction: all or nothing. */
-export async function createOrganization(database: Database, config: Pick<Config, 'defaultCredits'>, name: string): Promise<CreatedOrganization> {
-  const orgId = newId('org');
+export async function createOrganization(database: Database, config: Pick<Config, 'defaultCredits'>, name: string, options: OrganizationOptions = {}): Promise<CreatedOrganization> {
   return database.db.transaction().execute(async (tx) => {
-    await tx.insertInto('organizations').values({ id: orgId, name, created_at: nowSeconds() }).execute();
-    const live = await createApiKey(tx, orgId, 'Default live key', 'live');
-    const test = await createApiKey(tx, orgId, 'Default test key', 'test');
-    for (const mode of ['live', 'test'] as Mode[]) {
-      await writeIn(tx, database.dialect, { orgId, mode }, async (w) => {
-        await grantCredits(w, config.defaultCredits, 'Starting credits');
-        if (mode === 'test') await seedSandbox(w);
-      });
-    }
-    return { org_id: orgId, live_token: live.api_key_token, test_token: test.api_key_token };
+    const org = await insertOrganization(tx, database.dialect, config, name, options);
+    const live = await createApiKey(tx, org.id, 'Default live key', 'live');
+    const test = await createApiKey(tx, org.id, 'Default test key', 'test');
+    return { org_id: org.id, is_agency: org.is_agency === 1, live_token: live.api_key_token, test_token: test.api_key_token };
   });
 }
 

@@ -1,21 +1,32 @@
-// Authentication of every non-public route (spec section 5) followed by the rate limit (section 8).
-// Key lookups are cached for two seconds, so a hot key costs no query, and a key revoked anywhere
-// is refused by every process within that time (at once by the process that revoked it). This runs
-// before every data request, so its common path (cached key, in-process limiter) is synchronous.
+// Authentication of every non-public route (spec section 5): the key (401 if unknown, revoked or
+// expired), the rate limit of the key's own organization (section 8), the key's scopes (403 naming
+// the missing one), then the organization the request acts in (targeting.ts: X-Org-Id). Key lookups
+// are cached for two seconds, so a hot key costs no query, and a key revoked anywhere is refused by
+// every process within that time (at once by the process that revoked it). This runs before every
+// data request, so its common path (cached key, in-process limiter, no X-Org-Id) is synchronous.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Mode } from '../db/schema.ts';
-import { findKeyByHash, touchApiKey } from '../resources/api-keys/api-keys.store.ts';
+import { findKeyByHash, parseScopes, touchApiKey } from './credentials.ts';
 import { AppError, forbidden, unauthorized } from './errors.ts';
+import { nowSeconds } from './ids.ts';
 import type { RateLimitDecision, RateLimiter, RateLimits } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
+import { grants, requiredScope } from './scopes.ts';
+import { targetOf, TARGET_MESSAGES, type LinkCache } from './targeting.ts';
 import { hashToken, looksLikeJwt } from './tokens.ts';
 
 export interface AuthedKey {
   id: string;
+  /** The key's own organization: its rate limit, and the actor recorded on what it does. */
   orgId: string;
   mode: Mode;
+  /** An agency key may act for the agency's linked clients (X-Org-Id). */
   isAgency: boolean;
+  /** Whether the key's organization is an agency (it may manage clients). */
+  orgIsAgency: boolean;
+  scopes: readonly string[];
+  expiresAt: number | null;
   lastUsedAt: number | null;
 }
 
@@ -27,8 +38,11 @@ export const MESSAGES = {
   missing: 'missing Authorization header',
   jwt: 'JWT token provided instead of API key',
   invalid: 'API key not associated with an organization',
-  orgMismatch: 'X-Org-Id does not match the organization of the API key',
+  expired: 'API key has expired',
+  orgMismatch: TARGET_MESSAGES.orgMismatch,
 };
+
+export const lacksScope = (scope: string) => forbidden(`API key lacks scope ${scope}`);
 
 /**
  * Keys by presented token, for two seconds. Keyed by the token itself, so a cached request costs
@@ -61,6 +75,7 @@ export class KeyCache {
 export interface AuthDeps {
   database: Database;
   keys: KeyCache;
+  links: LinkCache;
   limiter: RateLimiter;
   limits: RateLimits;
 }
@@ -70,7 +85,12 @@ function lookup(deps: AuthDeps, token: string): AuthedKey | null | Promise<Authe
   const cached = deps.keys.get(token);
   if (cached !== undefined) return cached;
   return findKeyByHash(deps.database.db, hashToken(token)).then((row) => {
-    const key = row ? { id: row.id, orgId: row.org_id, mode: row.mode, isAgency: Boolean(row.is_agency), lastUsedAt: row.last_used_at } : null;
+    const key: AuthedKey | null = row
+      ? {
+        id: row.id, orgId: row.org_id, mode: row.mode, isAgency: Boolean(row.is_agency), orgIsAgency: Boolean(row.org_is_agency),
+        scopes: parseScopes(row.scopes), expiresAt: row.expires_at === null ? null : Number(row.expires_at), lastUsedAt: row.last_used_at,
+      }
+      : null;
     deps.keys.set(token, key);
     return key;
   });
@@ -126,17 +146,25 @@ async function refuse(deps: AuthDeps, request: FastifyRequest, reply: FastifyRep
 
 function admit(deps: AuthDeps, request: FastifyRequest, reply: FastifyReply, key: AuthedKey | null): void | Promise<void> {
   if (!key) return refuse(deps, request, reply, unauthorized(MESSAGES.invalid));
+  if (key.expiresAt !== null && key.expiresAt <= nowSeconds()) return refuse(deps, request, reply, unauthorized(MESSAGES.expired));
+  // Charged to the key's own organization, whichever organization the request acts in.
   const decision = limit(deps, reply, `org:${key.orgId}`);
   if (decision instanceof Promise) return decision.then((d) => accept(deps, request, key, d));
-  accept(deps, request, key, decision);
+  return accept(deps, request, key, decision);
 }
 
-function accept(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, decision: RateLimitDecision): void {
+function accept(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, decision: RateLimitDecision): void | Promise<void> {
   if (!decision.allowed) throw rateLimited(deps.limits, decision);
-  const orgHeader = request.headers['x-org-id'];
-  if (orgHeader !== undefined && orgHeader !== key.orgId) throw forbidden(MESSAGES.orgMismatch);
+  const scope = requiredScope(request.method, request.routeOptions.url ?? '');
+  if (scope !== null && !grants(key.scopes, scope)) throw lacksScope(scope);
+  const target = targetOf(deps.database.db, deps.links, request, key);
+  if (target instanceof Promise) return target.then((orgId) => enter(deps, request, key, orgId));
+  enter(deps, request, key, target);
+}
+
+function enter(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, orgId: string): void {
   request.apiKey = key;
-  request.scope = { orgId: key.orgId, mode: key.mode } satisfies Scope;
+  request.scope = { orgId, mode: key.mode } satisfies Scope;
   touch(deps, key, request);
 }
 

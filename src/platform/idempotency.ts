@@ -2,7 +2,8 @@
 // claims the key with a committed row; its response is stored in the same transaction as its
 // writes (write.ts), or after it for responses that wrote nothing. A retry replays the stored
 // status and body with `Idempotent-Replayed: true`; the same key for a different request is 422;
-// a retry while the first still runs is 409. A claim whose process died is taken over after a lease.
+// a retry while the first still runs is 409. A claim whose process died is taken over once its
+// lease lapses: the owning process renews it while the request runs (idempotency-lease.ts).
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -10,18 +11,16 @@ import { statement } from '../db/prepared.ts';
 import type { DB } from '../db/schema.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { AppError, badRequest, conflict } from './errors.ts';
+import { LEASE_S, newLease } from './idempotency-lease.ts';
 import { nowSeconds } from './ids.ts';
+import { deleteIn, selectIn, updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
-export const RETENTION_S = 24 * 60 * 60;
-const LEASE_S = 60;
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export type { IdempotencyClaim } from './idempotency-lease.ts';
 
-export interface IdempotencyClaim {
-  key: string;
-  /** Set once the response has been stored, so it is not stored twice. */
-  stored: boolean;
-}
+export const RETENTION_S = 24 * 60 * 60;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const STILL_RUNNING = 'A request with this Idempotency-Key is still being processed; retry later';
 
 function fingerprint(request: FastifyRequest): string {
   return createHash('sha256').update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`).digest('hex');
@@ -29,11 +28,10 @@ function fingerprint(request: FastifyRequest): string {
 
 // A claim must be visible at once, not survive a power cut: losing one loses no work (a write and
 // its stored response commit together, durably, afterwards), so its own commit is not synced.
-const CLAIM = statement(`insert into idempotency_keys (org_id, mode, key, fingerprint, status, body, created_at, locked_at)
-  values (?, ?, ?, ?, null, null, ?, ?) on conflict (org_id, mode, key) do nothing`, { durable: false });
+const CLAIM = statement(`insert into idempotency_keys (org_id, mode, key, fingerprint, status, body, created_at, locked_at, lease)
+  values (?, ?, ?, ?, null, null, ?, ?, ?) on conflict (org_id, mode, key) do nothing`, { durable: false });
 
-const where = (db: Kysely<DB>, scope: Scope, key: string) =>
-  db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', key);
+const where = (db: Kysely<DB>, scope: Scope, key: string) => selectIn(db, 'idempotency_keys', scope).selectAll().where('key', '=', key);
 
 /**
  * Claims the request's key, or answers it: replays a finished response, refuses a mismatch (422)
@@ -46,17 +44,19 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
   const scope = request.scope;
   const print = fingerprint(request);
   const now = nowSeconds();
+  const { database, leases } = request.server.services;
+  const lease = newLease();
 
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await CLAIM.run(db, request.server.services.database.dialect, [scope.orgId, scope.mode, header, print, now, now]);
+    const inserted = await CLAIM.run(db, database.dialect, [scope.orgId, scope.mode, header, print, now, now, lease]);
     if (inserted === 1) {
-      request.idempotency = { key: header, stored: false };
+      request.idempotency = leases.hold(scope, header, lease);
       return true;
     }
     const existing = await where(db, scope, header).executeTakeFirst();
     if (!existing) continue; // purged between the two statements: claim again
     if (existing.created_at < now - RETENTION_S) {
-      await db.deleteFrom('idempotency_keys').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', header).where('created_at', '=', existing.created_at).execute();
+      await deleteIn(db, 'idempotency_keys', scope).where('key', '=', header).where('created_at', '=', existing.created_at).execute();
       continue;
     }
     if (existing.fingerprint !== print) {
@@ -66,19 +66,20 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
       reply.code(existing.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(existing.body);
       return false;
     }
-    if (existing.locked_at < now - LEASE_S) {
-      // The first request's process died before finishing; nothing of it was committed.
-      const taken = await db.updateTable('idempotency_keys').set({ locked_at: now })
-        .where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', header)
-        .where('locked_at', '=', existing.locked_at).where('status', 'is', null).executeTakeFirst();
+    if (Number(existing.locked_at) < now - LEASE_S) {
+      // Nobody renewed the claim for a lease: its process died (or stalled) before finishing, and
+      // nothing of it was committed. Its new token keeps the first request from committing later.
+      const taken = await updateIn(db, 'idempotency_keys', scope).set({ locked_at: now, lease }).where('key', '=', header)
+        .where('locked_at', '=', existing.locked_at).where('lease', existing.lease === null ? 'is' : '=', existing.lease)
+        .where('status', 'is', null).executeTakeFirst();
       if (taken.numUpdatedRows === 1n) {
-        request.idempotency = { key: header, stored: false };
+        request.idempotency = leases.hold(scope, header, lease);
         return true;
       }
     }
-    throw conflict('A request with this Idempotency-Key is still being processed; retry later');
+    throw conflict(STILL_RUNNING);
   }
-  throw conflict('A request with this Idempotency-Key is still being processed; retry later');
+  throw conflict(STILL_RUNNING);
 }
 
 /**
@@ -89,12 +90,13 @@ export async function settle(db: Kysely<DB>, request: FastifyRequest, status: nu
   const claimed = request.idempotency;
   if (!claimed || claimed.stored) return;
   claimed.stored = true;
-  const scope = request.scope;
-  const row = db.updateTable('idempotency_keys').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', claimed.key);
+  request.server.services.leases.release(claimed);
+  // Only while the claim is still this request's: one taken over belongs to the request that took it.
   if (status >= 500 || typeof payload !== 'string') {
-    await db.deleteFrom('idempotency_keys').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode).where('key', '=', claimed.key).where('status', 'is', null).execute();
+    await deleteIn(db, 'idempotency_keys', claimed.scope).where('key', '=', claimed.key).where('lease', '=', claimed.lease).where('status', 'is', null).execute();
   } else {
-    await row.set({ status, body: payload }).where('status', 'is', null).execute();
+    await updateIn(db, 'idempotency_keys', claimed.scope).set({ status, body: payload })
+      .where('key', '=', claimed.key).where('lease', '=', claimed.lease).where('status', 'is', null).execute();
   }
 }
 

@@ -108,3 +108,13 @@ export const DeletedSchema = (prefix: string, what: string) =>
     id: Type.String({ description: `Identifier of the deleted ${what}`, examples: [`${prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }),
     deleted: Type.Literal(true, { description: 'Always true' }),
   });
+
+/** Who made a change: the API key and its organization (an agency's, when it acted for a client). */
+export const ActorSchema = Nullable(Type.Object({
+  api_key_id: Type.String({ description: 'The key that made the change', examples: ['key_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  org_id: Type.String({ description: 'The organization of that key: an agency\'s when it acted for this organization', examples: ['org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+}, { description: 'Who made the change; null for changes no API key made (administration, sandbox data)' }));
+
+/** The API form of the actor columns. */
+export const actorOf = (row: { actor_key_id: string | null; actor_org_id: string | null }) =>
+  row.actor_key_id && row.actor_org_id ? { api_key_id: row.actor_key_id, org_id: row.actor_org_id } : null;

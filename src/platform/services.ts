@@ -3,10 +3,11 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { AuthedKey, KeyCache } from './auth.ts';
 import type { EventHub } from './event-hub.ts';
-import type { IdempotencyClaim } from './idempotency.ts';
+import type { ClaimLeases, IdempotencyClaim } from './idempotency-lease.ts';
 import type { ListCache } from './list-cache.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import type { Scope } from './scope.ts';
+import type { LinkCache } from './targeting.ts';
 import type { WriteQueue } from './write.ts';
 import type { RouteMessages } from './validation.ts';
 
@@ -17,6 +18,10 @@ export interface Services {
   writes: WriteQueue;
   limiter: RateLimiter;
   keys: KeyCache;
+  /** Which clients agencies may act for (X-Org-Id), cached like keys. */
+  links: LinkCache;
+  /** The idempotency claims of requests in flight, renewed while they run. */
+  leases: ClaimLeases;
   /** List answers and filtered totals, reused while the tenant's data is unchanged. */
   lists: ListCache;
   hub: EventHub;

@@ -14,11 +14,20 @@ import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { isUnavailable } from './error-handler.ts';
+import { conflict } from './errors.ts';
+import { STILL_RUNNING, type IdempotencyClaim } from './idempotency.ts';
 import { newId, nowSeconds } from './ids.ts';
+import { updateIn } from './resource/tenancy.ts';
 import type { Scope } from './scope.ts';
 
 /** A query builder's statement, ready to run. */
 export type DeferredStatement = Compilable & { execute(): Promise<unknown> };
+
+/** Who makes a write: the API key and its organization (an agency's, when it acts for a client). */
+export interface Actor {
+  readonly keyId: string;
+  readonly orgId: string;
+}
 
 interface PendingEvent {
   id: string;
@@ -32,19 +41,22 @@ export class WriteContext {
   readonly tx: Transaction<DB>;
   readonly scope: Scope;
   readonly dialect: Dialect;
+  /** Recorded on the write's events and ledger rows; null for writes no key made (CLI, seeding). */
+  readonly actor: Actor | null;
   readonly now = nowSeconds();
   readonly #seq: number;
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
   readonly #later: DeferredStatement[] = [];
-  #response: { key: string; status: number; body: string } | undefined;
+  #response: { claim: IdempotencyClaim; status: number; body: string } | undefined;
 
   /** `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. */
-  constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number) {
+  constructor(tx: Transaction<DB>, scope: Scope, dialect: Dialect, seq: number, actor: Actor | null = null) {
     this.tx = tx;
     this.scope = scope;
     this.dialect = dialect;
     this.#seq = seq;
+    this.actor = actor;
   }
 
   /** Records `<type>` for `object` (the API representation), committed with the write. */
@@ -72,9 +84,12 @@ export class WriteContext {
     this.#later.push(statement);
   }
 
-  /** Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). */
-  respond(key: string, status: number, body: string): void {
-    this.#response = { key, status, body };
+  /**
+   * Stores the request's response for its Idempotency-Key with the write (see idempotency.ts). The
+   * write fails with 409, committing nothing, if the claim was taken over meanwhile (its lease lapsed).
+   */
+  respond(claim: IdempotencyClaim, status: number, body: string): void {
+    this.#response = { claim, status, body };
   }
 
   /**
@@ -88,7 +103,7 @@ export class WriteContext {
     if (this.#events.length > 0) {
       const base = this.#seq;
       statements.push(this.tx.insertInto('events')
-        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now }))));
+        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }))));
       this.count('events', this.#events.length);
     }
     const moved = [...this.#deltas].filter(([, delta]) => delta !== 0);
@@ -98,19 +113,28 @@ export class WriteContext {
         .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` })));
     }
     if (this.#response) {
-      const { key, status, body } = this.#response;
-      statements.push(this.tx.updateTable('idempotency_keys').set({ status, body })
-        .where('org_id', '=', orgId).where('mode', '=', mode).where('key', '=', key));
+      // Last, so that the rows it changed are what the statement (or the last one) reports.
+      const { claim, status, body } = this.#response;
+      statements.push(updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease));
     }
+    let changed: bigint | undefined;
     if (this.dialect === 'postgres' && statements.length > 1) {
       const last = statements.pop()!;
-      await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+      const result = await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
+      changed = result.numAffectedRows;
     } else {
-      for (const q of statements) await q.execute();
+      for (const q of statements) {
+        const result = await q.execute();
+        changed = (Array.isArray(result) ? (result[0] as { numUpdatedRows?: bigint } | undefined)?.numUpdatedRows : undefined);
+      }
     }
+    if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
     return this.#seq + this.#events.length;
   }
 }
+
+/** The columns that record who made a change. */
+export const actorColumns = (actor: Actor | null) => ({ actor_key_id: actor?.keyId ?? null, actor_org_id: actor?.orgId ?? null });
 
 /** Adds `delta` to a tenant counter (creating it at zero) and returns the new value. */
 export async function bumpCounter(db: Kysely<DB>, scope: Scope, name: string, delta: number): Promise<number> {
@@ -144,6 +168,7 @@ export async function writeIn<T>(tx: Transaction<DB>, dialect: Dialect, scope: S
 interface Write {
   scope: Scope;
   work: Work<unknown>;
+  actor?: Actor | null;
 }
 
 interface QueuedWrite extends Write {
@@ -165,7 +190,7 @@ async function commitTogether(database: Database, writes: Write[]): Promise<unkn
     const results: unknown[] = [];
     for (const q of writes) {
       const key = scopeKey(q.scope);
-      const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!);
+      const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null);
       const result = await q.work(w);
       sequences.set(key, await w.finish());
       results.push(result);
@@ -199,9 +224,9 @@ export class WriteQueue {
   }
 
   /** Runs `work` as one write of `scope`, committed with the writes that arrive with it. */
-  run<T>(scope: Scope, work: Work<T>): Promise<T> {
+  run<T>(scope: Scope, work: Work<T>, actor: Actor | null = null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ scope, work, resolve: resolve as (r: unknown) => void, reject });
+      this.#pending.push({ scope, work, actor, resolve: resolve as (r: unknown) => void, reject });
       this.#schedule();
     });
   }
@@ -266,16 +291,20 @@ export class WriteQueue {
 export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>): Promise<void> {
   const { writes, notify } = request.server.services;
   let body = '';
+  const actor = request.apiKey ? { keyId: request.apiKey.id, orgId: request.apiKey.orgId } : null;
   // Serialized by the route's response schema, like every read: a write answers exactly the fields
   // a GET of the same record answers.
   reply.code(status);
   await writes.run(request.scope, async (w) => {
     const data = await work(w);
     body = reply.serialize({ data }) as string;
-    if (request.idempotency) w.respond(request.idempotency.key, status, body);
+    if (request.idempotency) w.respond(request.idempotency, status, body);
     return data;
-  });
-  if (request.idempotency) request.idempotency.stored = true;
+  }, actor);
+  if (request.idempotency) {
+    request.idempotency.stored = true;
+    request.server.services.leases.release(request.idempotency);
+  }
   notify(request.scope);
   reply.type('application/json; charset=utf-8').send(body);
 }

@@ -7,6 +7,8 @@ import { linkResources, type Resource } from '../platform/resource/define.ts';
 import { crudRoutes } from '../platform/resource/routes.ts';
 import { searchRoutes } from '../platform/resource/search-routes.ts';
 import type { TenantTable } from '../platform/resource/tenancy.ts';
+import { agencyClientRoutes } from './agency/clients.routes.ts';
+import { agencyGrantRoutes } from './agency/grants.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { campaigns } from './campaigns/campaigns.resource.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
@@ -42,6 +44,8 @@ export const groups: Group[] = [
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
   { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },
   { prefix: '/auth/v1', tag: { name: 'API keys', description: 'Key management' }, routes: apiKeyRoutes },
+  { prefix: '/auth/v1', tag: { name: 'Agency grants', description: 'Access this organization offers agencies' }, routes: agencyGrantRoutes },
+  { prefix: '/v1', tag: { name: 'Agency', description: 'An agency\'s client organizations and what it spent in them' }, routes: agencyClientRoutes },
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */

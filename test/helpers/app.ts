@@ -6,7 +6,7 @@ import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createOrganization, type CreatedOrganization } from '../../src/orgs/orgs.ts';
+import { createOrganization, type CreatedOrganization, type OrganizationOptions } from '../../src/orgs/orgs.ts';
 
 export const databaseUrl = (): string => inject('databaseUrl');
 export const isPostgres = (): boolean => databaseUrl().startsWith('postgres');
@@ -34,8 +34,8 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
 
 let orgCounter = 0;
 
-export async function newOrg(app: FastifyInstance, name = `Test org ${++orgCounter}`): Promise<CreatedOrganization> {
-  return createOrganization(app.services.database, app.services.config, name);
+export async function newOrg(app: FastifyInstance, name = `Test org ${++orgCounter}`, options: OrganizationOptions = {}): Promise<CreatedOrganization> {
+  return createOrganization(app.services.database, app.services.config, name, options);
 }
 
 export interface Client {

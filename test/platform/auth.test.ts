@@ -146,8 +146,8 @@ describe('API keys', () => {
     const res = await t.live.post('/auth/v1/api-keys', { name: 'CI pipeline' });
     expect(res.statusCode).toBe(201);
     const created = res.json().data;
-    expect(Object.keys(created).sort()).toEqual(['api_key_id', 'api_key_token', 'mode', 'name']);
-    expect(created).toMatchObject({ name: 'CI pipeline', mode: 'live' });
+    expect(Object.keys(created).sort()).toEqual(['api_key_id', 'api_key_token', 'created_at', 'expires_at', 'is_agency', 'last_used_at', 'mode', 'name', 'scopes']);
+    expect(created).toMatchObject({ name: 'CI pipeline', mode: 'live', is_agency: false, scopes: ['*'], expires_at: null, last_used_at: null });
     expect(created.api_key_id).toMatch(/^key_/);
     expect(created.api_key_token).toMatch(/^svc_live_[A-Za-z0-9_-]{40,}$/);
     expect((await client(app, created.api_key_token).get('/v1/lists')).statusCode).toBe(200);
@@ -168,7 +168,9 @@ describe('API keys', () => {
     expect(body.data.total).toBe(3);
     expect(body.data.keys).toHaveLength(3);
     for (const key of body.data.keys) {
-      expect(Object.keys(key).sort()).toEqual(['api_key_id', 'created_at', 'is_agency', 'last_used_at', 'mode', 'name']);
+      expect(Object.keys(key).sort()).toEqual(['api_key_id', 'created_at', 'expires_at', 'is_agency', 'last_used_at', 'mode', 'name', 'scopes']);
+      expect(key.scopes).toEqual(['*']);
+      expect(key.expires_at).toBeNull();
       expect(key.is_agency).toBe(false);
       expect(Number.isInteger(key.created_at)).toBe(true);
     }
@@ -218,9 +220,9 @@ describe('API keys', () => {
     const t = await tenant(app);
     expect((await t.live.post('/auth/v1/api-keys', {})).statusCode).toBe(400);
     expect((await t.live.post('/auth/v1/api-keys', { name: 'x', mode: 'staging' })).statusCode).toBe(400);
-    const extra = await t.live.post('/auth/v1/api-keys', { name: 'x', is_agency: true });
+    const extra = await t.live.post('/auth/v1/api-keys', { name: 'x', owner: 'me' });
     expect(extra.statusCode).toBe(422);
-    expect(extra.json().detail[0]).toMatchObject({ loc: ['body', 'is_agency'], type: 'extra_forbidden' });
+    expect(extra.json().detail[0]).toMatchObject({ loc: ['body', 'owner'], type: 'extra_forbidden' });
     expect((await client(app, undefined).get('/auth/v1/api-keys')).statusCode).toBe(401);
   });
 });

@@ -34,7 +34,7 @@ function output(run: Run) {
 }
 
 let app: FastifyInstance;
-let acme: { org_id: string; live_token: string; test_token: string };
+let acme: { org_id: string; is_agency: boolean; live_token: string; test_token: string };
 beforeAll(async () => {
   output(await cli('migrate'));
   app = await testApp({ env: { DATABASE_URL: store } });
@@ -48,7 +48,8 @@ afterAll(async () => {
 describe('cli', () => {
   it('creates an organization whose keys work against the API', async () => {
     const created = acme;
-    expect(Object.keys(created).sort()).toEqual(['live_token', 'org_id', 'test_token']);
+    expect(Object.keys(created).sort()).toEqual(['is_agency', 'live_token', 'org_id', 'test_token']);
+    expect(created.is_agency).toBe(false);
     expect(created.org_id).toMatch(/^org_/);
     expect(created.live_token).toMatch(/^svc_live_/);
     expect(created.test_token).toMatch(/^svc_test_/);
@@ -63,7 +64,18 @@ describe('cli', () => {
     expect(keys.keys.map((k: { mode: string }) => k.mode).sort()).toEqual(['live', 'test']);
 
     const listed = output(await cli('orgs', 'list'));
-    expect(listed).toContainEqual({ org_id: created.org_id, name: 'Acme Corp', created_at: expect.any(Number) });
+    expect(listed).toContainEqual({ org_id: created.org_id, name: 'Acme Corp', is_agency: false, created_at: expect.any(Number) });
+  });
+
+  it('creates an agency organization, whose keys can be made agency keys', async () => {
+    const agency = output(await cli('orgs', 'create', '--name', 'Outbound Partners', '--agency'));
+    expect(agency.is_agency).toBe(true);
+    const made = await client(app, agency.live_token).post('/auth/v1/api-keys', { name: 'agency', is_agency: true });
+    expect(made.statusCode).toBe(201);
+    expect(made.json().data.is_agency).toBe(true);
+    expect(output(await cli('orgs', 'list'))).toContainEqual({ org_id: agency.org_id, name: 'Outbound Partners', is_agency: true, created_at: expect.any(Number) });
+    // An ordinary organization's keys cannot be agency keys.
+    expect((await client(app, acme.live_token).post('/auth/v1/api-keys', { name: 'agency', is_agency: true })).statusCode).toBe(403);
   });
 
   it('creates and revokes keys and grants credits', async () => {

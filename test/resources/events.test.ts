@@ -105,7 +105,7 @@ describe('GET /v1/events (list)', () => {
     const t = await tenant(app);
     const id = await newList(t.live, 'Shape');
     const [event] = (await t.live.get('/v1/events?limit=1')).json().data;
-    expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'id', 'previous_attributes', 'type']);
+    expect(Object.keys(event).sort()).toEqual(['actor', 'created_at', 'data', 'id', 'previous_attributes', 'type']);
     expect(event).toMatchObject({ type: 'list.created', previous_attributes: null, data: { object: { id, name: 'Shape', type: 'contacts' } } });
     expect(event.id).toMatch(/^evt_/);
     expect(Math.abs(event.created_at - Date.now() / 1000)).toBeLessThan(60);

@@ -81,8 +81,9 @@ describe.each(resources.map((r) => [r.plural, r] as const))('kernel resource %s'
 
 describe('the registry', () => {
   it('names every tenant table of the store in the sandbox reset (or keeps it on purpose)', async () => {
-    // Kept on purpose: the event log and counters (reset keeps the sequence moving), idempotency records.
-    const kept = new Set(['events', 'counters', 'idempotency_keys']);
+    // Kept on purpose: the event log and counters (reset keeps the sequence moving), idempotency records,
+    // agency links and grants (access between organizations, not sample data).
+    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants']);
     const db = app.services.database.db;
     const tables = isPostgres()
       ? (await sql<{ name: string }>`select table_name as name from information_schema.columns where table_schema = current_schema() and column_name = 'mode'`.execute(db)).rows.map((r) => r.name)

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
 import { absentLike, accepts, bodySchema, fill, fillRoute, guarded, isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
-import { freshOrg, send, type Actor, type Org, type Params } from './support/actors.ts';
+import { actor, freshOrg, send, type Actor, type Org, type Params } from './support/actors.ts';
 import { bodyFor, factoryFor, FACTORIES, make, ORG_WIDE_FOR_LIVE_KEYS, paramsFor, referenceValue, routeFactoryKey } from './support/factories.ts';
 import { reportFigures } from './support/figures.ts';
 import { json, type Reply } from './support/reply.ts';
@@ -38,6 +38,9 @@ afterAll(async () => {
 async function callRoute(actor: Actor, route: ApiRoute, params: Params, headers?: Record<string, string>): Promise<Reply> {
   return actor.call(route.method, fillRoute(route, params), { body: await bodyFor(api, actor, route), headers });
 }
+
+/** The identifier of a created object, whatever its field is called. */
+const idOf = (data: Record<string, string>) => data.id ?? data.api_key_id ?? data.org_id;
 
 const absent = (params: Params): Params => Object.fromEntries(Object.entries(params).map(([k, v]) => [k, absentLike(v)]));
 
@@ -214,7 +217,7 @@ describe('cursors, idempotency keys and ids in bodies and filters', () => {
         const own = await other.call('POST', route.url, { body: await bodyFor(api, other, route), headers: { 'idempotency-key': key } });
         expect(own.status, `${other.label} ${label(route)} → ${own.body}`).toBe(201);
         expect(own.headers['idempotent-replayed']).toBeUndefined();
-        expect(json(own).data.id ?? json(own).data.api_key_id).not.toBe(json(first).data.id ?? json(first).data.api_key_id);
+        expect(idOf(json(own).data)).not.toBe(idOf(json(first).data));
         // The owner's exact request under the owner's key: executed in the caller's scope (or refused
         // for naming the owner's objects), never answered with the owner's stored response.
         const copy = await other.call('POST', route.url, { body: ownerBody, headers: { 'idempotency-key': `${key}-copy` } });
@@ -265,5 +268,70 @@ describe('cursors, idempotency keys and ids in bodies and filters', () => {
     expect(contact.status).toBe(404);
     expect(json(contact).detail).toBe('List not found');
     expect(await snapshot(api, a.live)).toBe(before);
+  });
+});
+
+describe('agency keys', () => {
+  const NOT_LINKED = 'Organization not linked to this agency key';
+
+  /** The agency keys of `org` (live and test), made through the API. */
+  async function agencyKeys(org: Org): Promise<Actor[]> {
+    const out: Actor[] = [];
+    for (const owner of [org.live, org.test]) {
+      const reply = await owner.call('POST', '/auth/v1/api-keys', { body: { name: 'agency key', mode: owner.mode, is_agency: true } });
+      expect(reply.status, reply.body).toBe(201);
+      out.push(actor(app, `${owner.label} agency key`, org.orgId, owner.mode, json(reply).data.api_key_token));
+    }
+    return out;
+  }
+
+  it('refuses an agency key naming an organization not linked to it, on every route, revealing nothing', async () => {
+    const [a, b, c] = [await freshOrg(app, 'A'), await freshOrg(app, 'B'), await freshOrg(app, 'C')];
+    // A is a client, but of agency C (both modes), never of B.
+    for (const owner of [a.live, a.test]) {
+      const code = json(await owner.call('POST', '/auth/v1/agency-grants')).data.grant_code;
+      const agencyOwner = owner.mode === 'live' ? c.live : c.test;
+      expect((await agencyOwner.call('POST', '/v1/agency/clients/link', { body: { grant_code: code } })).status).toBe(201);
+    }
+    // B's own clients, so that B's keys are agency keys with links of their own.
+    for (const owner of [b.live, b.test]) await make(api, owner, '/v1/agency/clients');
+    for (const route of guarded(api)) await paramsFor(api, a.live, route);
+    const before = await snapshot(api, a.live);
+    const testBefore = await snapshot(api, a.test);
+    const absentOrg = absentLike(a.orgId);
+    for (const intruder of await agencyKeys(b)) {
+      for (const route of guarded(api)) {
+        const params = await paramsFor(api, a.live, route);
+        const seen = await callRoute(intruder, route, params, { 'x-org-id': a.orgId });
+        const none = await callRoute(intruder, route, params, { 'x-org-id': absentOrg });
+        expect(seen.status, `${intruder.label} naming A on ${label(route)} → ${seen.body}`).toBe(403);
+        expect(json(seen).detail, `${intruder.label} naming A on ${label(route)}`).toBe(NOT_LINKED);
+        expect(seen.body, `${intruder.label} on ${label(route)}: A answers unlike an organization that does not exist`).toBe(none.body);
+      }
+    }
+    expect(await snapshot(api, a.live), 'A\'s live data changed').toBe(before);
+    expect(await snapshot(api, a.test), 'A\'s test data changed').toBe(testBefore);
+  });
+
+  it('lets an agency key act for a linked client only in its own mode, on every route', async () => {
+    const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
+    const code = json(await a.live.call('POST', '/auth/v1/agency-grants')).data.grant_code;
+    expect((await b.live.call('POST', '/v1/agency/clients/link', { body: { grant_code: code } })).status).toBe(201);
+    const [agencyLive, agencyTest] = await agencyKeys(b);
+    for (const route of guarded(api)) await paramsFor(api, a.test, route);
+    const testBefore = await snapshot(api, a.test);
+    for (const route of guarded(api)) {
+      const reply = await callRoute(agencyTest, route, await paramsFor(api, a.test, route), { 'x-org-id': a.orgId });
+      expect(reply.status, `${label(route)} → ${reply.body}`).toBe(403);
+      expect(json(reply).detail).toBe(NOT_LINKED);
+    }
+    expect(await snapshot(api, a.test)).toBe(testBefore);
+    // Control: the live agency key reads what A's live key reads.
+    for (const route of guarded(api).filter((r) => r.method === 'GET' && r.params.length === 0 && r.url.startsWith('/v1/') && !r.url.startsWith('/v1/agency/'))) {
+      const own = await a.live.call('GET', route.url);
+      const asAgency = await agencyLive.call('GET', route.url, { headers: { 'x-org-id': a.orgId } });
+      expect(asAgency.status, `${label(route)} → ${asAgency.body}`).toBe(own.status);
+      expect(asAgency.body, label(route)).toBe(own.body);
+    }
   });
 });

@@ -3,7 +3,8 @@
 // and no internals (and /healthz 503), and the service recovers by itself when it is back; while
 // Redis is away requests are served (fail open, logged) and shared limiting resumes after.
 // PG_RESTART_TEST=1 also restarts the real PostgreSQL server under load (disruptive: opt-in);
-// PG_RESTART_COMMAND overrides how (default: pg_ctlcluster <version> main restart).
+// PG_RESTART_COMMAND overrides how (default: pg_ctlcluster <version> main restart); whatever
+// happens, the test starts the server again if it does not answer (PG_START_COMMAND overrides how).
 import { execSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -117,16 +118,39 @@ describe.runIf(isPostgres())('PostgreSQL away', () => {
     const owner = (await freshOrg(service, 'R')).live;
     const listId = json(await owner.call('POST', '/v1/lists', { body: { name: 'Restart', type: 'contacts' } })).data.id;
     const traffic = load(owner, listId);
-    await sleep(500);
-    const command = process.env.PG_RESTART_COMMAND ?? `pg_ctlcluster ${readdirSync('/etc/postgresql')[0]} main restart`;
-    execSync(command, { stdio: 'inherit' });
-    await until('recovered after the restart', async () => (await owner.call('GET', `/v1/lists/${listId}`, { check: { allowUnavailable: true } })).status === 200, 30_000);
-    await sleep(500);
-    const replies = await traffic.stop();
+    try {
+      await sleep(500);
+      execSync(process.env.PG_RESTART_COMMAND ?? `pg_ctlcluster ${cluster()} main restart`, { stdio: 'inherit' });
+      await until('recovered after the restart', async () => (await owner.call('GET', `/v1/lists/${listId}`, { check: { allowUnavailable: true } })).status === 200, 30_000);
+      await sleep(500);
+    } finally {
+      await traffic.stop();
+      // Whatever failed above, the server everything else uses is left running.
+      await ensurePostgresRunning();
+    }
+    const replies = traffic.replies;
+    expect(replies.length, 'requests answered around the restart').toBeGreaterThan(20);
     expect([...new Set(replies.map((r) => r.status))].filter((s) => ![200, 201, 503].includes(s))).toEqual([]);
     expect(replies.slice(-4).every((r) => r.status < 300)).toBe(true);
   }, 90_000);
 });
+
+const cluster = () => readdirSync('/etc/postgresql')[0];
+
+/** Starts the PostgreSQL server again if it does not answer (a restart that stopped but never started). */
+async function ensurePostgresRunning(): Promise<void> {
+  const answers = () => {
+    try {
+      execSync(`pg_isready -q -d ${JSON.stringify(databaseUrl())}`, { stdio: 'ignore', timeout: 5000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (answers()) return;
+  execSync(process.env.PG_START_COMMAND ?? `pg_ctlcluster ${cluster()} main start`, { stdio: 'inherit' });
+  await until('PostgreSQL started again', async () => answers(), 60_000);
+}
 
 /** A burst of `count` reads at once across `services`, timed. */
 async function burst(services: FastifyInstance[], token: string, count: number): Promise<Timed[]> {

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { canonicalJson } from '../canonical-json.ts';
 import { badRequest } from '../errors.ts';
 import { paginate } from '../pagination.ts';
+import { grants } from '../scopes.ts';
 import { errorResponses, ListOf } from '../schemas.ts';
 import type { Resource } from './define.ts';
 import { compileSearch, parseKey, searchCount, searchPage, type SearchRequest } from './search.ts';
@@ -68,7 +69,9 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
       const { q, limit = 5 } = req.query as { q: string; limit?: number };
       const words = searchWords(q);
       if (words.length === 0) throw badRequest('q has no words to search for: give letters or digits');
-      const groups = await Promise.all(resources.map(async (r) => {
+      // Only the objects the key may read (GET /v1/search itself needs search:read).
+      const readable = resources.filter((r) => grants(req.apiKey?.scopes ?? [], `${r.plural}:read`));
+      const groups = await Promise.all(readable.map(async (r) => {
         const table = r.table as TenantTable;
         const match = textMatch(dialect, r.table, r.search!, words);
         const [rows, count] = await Promise.all([

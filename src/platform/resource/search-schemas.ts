@@ -58,10 +58,10 @@ export const GlobalSearchQuery = Type.Object({
 export function globalSearchResult(resources: Resource[]): TSchema {
   const groups: Record<string, TSchema> = {};
   for (const r of resources) {
-    groups[r.plural] = Type.Object({
+    groups[r.plural] = Type.Optional(Type.Object({
       total: Type.Integer({ description: `Every ${r.name} that matches`, examples: [3] }),
       data: Type.Array(r.schemas.record, { description: 'The best hits, best first' }),
-    }, { description: `Matching ${r.plural}` });
+    }, { description: `Matching ${r.plural}; absent when the key may not read ${r.plural}` }));
   }
   return Type.Object({ data: Type.Object(groups, { description: 'Hits grouped by object' }) }, { description: 'Hits of every searchable object' });
 }

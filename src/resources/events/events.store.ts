@@ -4,6 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { badRequest } from '../../platform/errors.ts';
+import { actorOf } from '../../platform/schemas.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { readCounter } from '../../platform/write.ts';
@@ -20,6 +21,7 @@ export const toEvent = (r: Row): Event => ({
   created_at: Number(r.created_at),
   data: parseJson<Event['data']>(r.data),
   previous_attributes: r.previous_attributes === null ? null : parseJson<Record<string, unknown>>(r.previous_attributes),
+  actor: actorOf(r),
 });
 
 const scoped = (db: Kysely<DB>, scope: Scope) =>
@@ -29,6 +31,7 @@ function filtered(db: Kysely<DB>, scope: Scope, query: EventQuery) {
   let q = scoped(db, scope);
   if (query.type !== undefined) q = q.where('type', '=', query.type);
   if (query.created_after !== undefined) q = q.where('created_at', '>=', query.created_after);
+  if (query.actor_org_id !== undefined) q = q.where('actor_org_id', '=', query.actor_org_id);
   return q;
 }
 
@@ -41,7 +44,7 @@ export function listEvents(db: Kysely<DB>, scope: Scope, query: EventQuery, page
 
 /** The exact total: maintained counters when unfiltered, otherwise a count over the type or time index. */
 export async function countEvents(db: Kysely<DB>, scope: Scope, query: EventQuery): Promise<number> {
-  if (query.type === undefined && query.created_after === undefined) {
+  if (query.type === undefined && query.created_after === undefined && query.actor_org_id === undefined) {
     const [sequence, removed] = await Promise.all([readCounter(db, scope, 'events'), readCounter(db, scope, EVENTS_REMOVED)]);
     return sequence - removed;
   }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, PageQuery, StringEnum, Timestamp } from '../../platform/schemas.ts';
+import { ActorSchema, Nullable, PageQuery, StringEnum, Timestamp } from '../../platform/schemas.ts';
 
 export const TRANSACTION_TYPES = ['grant', 'debit', 'refund'] as const;
 const TransactionType = StringEnum(TRANSACTION_TYPES, { description: 'A grant adds credits, a debit pays for an operation, a refund returns a debit', examples: ['debit'] });
@@ -13,6 +13,7 @@ export const TransactionSchema = Type.Object({
   resource_id: Nullable(Type.String({ description: 'The resource the operation acted on', examples: ['cpg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
   description: Nullable(Type.String({ description: 'Human-readable explanation', examples: ['Launch of campaign "Q4 outbound": 180 contacts enrolled'] })),
   created_at: Timestamp('When the transaction happened, unix seconds'),
+  actor: ActorSchema,
 }, { description: 'A credit-ledger entry' });
 export type Transaction = Static<typeof TransactionSchema>;
 

@@ -6,7 +6,8 @@ import { AppError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Scope } from '../../platform/scope.ts';
-import { bumpCounter, readCounter, type WriteContext } from '../../platform/write.ts';
+import { actorOf } from '../../platform/schemas.ts';
+import { actorColumns, bumpCounter, readCounter, type WriteContext } from '../../platform/write.ts';
 import type { TransactionQuery, Usage } from './usage.schemas.ts';
 
 type Row = Selectable<DB['usage_transactions']>;
@@ -20,6 +21,7 @@ export const toTransaction = (r: Row) => ({
   resource_id: r.resource_id,
   description: r.description,
   created_at: Number(r.created_at),
+  actor: actorOf(r),
 });
 
 interface Entry {
@@ -39,6 +41,7 @@ async function record(w: WriteContext, entry: Entry, signed: number) {
   const row: Row = {
     id: newId('txn'), org_id: w.scope.orgId, mode: w.scope.mode, type: entry.type, amount: entry.amount, balance_after: balance,
     operation: entry.operation, resource_id: entry.resourceId ?? null, description: entry.description ?? null, created_at: w.now,
+    ...actorColumns(w.actor),
   };
   await w.tx.insertInto('usage_transactions').values(row).execute();
   w.count('usage_transactions', 1);

@@ -64,9 +64,12 @@ export interface Org {
   test: Actor;
 }
 
-/** A fresh organization with an actor for each of its two keys. */
-export async function freshOrg(app: FastifyInstance, label: string): Promise<Org> {
-  const org = await newOrg(app);
+/**
+ * A fresh organization with an actor for each of its two keys. It is an agency (unless `agency` is
+ * false), so route walks reach the agency routes too; its keys are ordinary keys all the same.
+ */
+export async function freshOrg(app: FastifyInstance, label: string, options: { agency?: boolean } = {}): Promise<Org> {
+  const org = await newOrg(app, undefined, { agency: options.agency ?? true });
   return {
     orgId: org.org_id,
     live: actor(app, `${label} live`, org.org_id, 'live', org.live_token),

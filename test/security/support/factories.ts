@@ -45,6 +45,13 @@ const suppressionEntry: Factory = async (_api, actor) => {
   return { id, entry_id: json(added).data.entries[0].id };
 };
 
+/** A client organization of an agency (the actor's organization must be an agency). */
+const agencyClient: Factory = async (_api, actor) => {
+  const reply = await actor.call('POST', '/v1/agency/clients', { body: { name: bodySentinel() } });
+  if (reply.status !== 201) fail(`factory agency client (${actor.label}) answered ${reply.status} ${reply.body}`);
+  return { org_id: json(reply).data.org_id };
+};
+
 const listMember: Factory = async (api, actor) => {
   const list = await actor.call('POST', '/v1/lists', { body: { name: bodySentinel(), type: 'companies' } });
   const id = json(list).data.id;
@@ -58,6 +65,10 @@ export const FACTORIES: Record<string, Factory> = {
   // Every kernel resource is made by a POST of its documented body; the registry lists them.
   ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
+  '/auth/v1/agency-grants': created('/auth/v1/agency-grants'),
+  '/v1/agency/clients': agencyClient,
+  /** Not a route: the actor's own organization, for fields that name an organization. */
+  organization: async (_api, actor) => ({ id: actor.orgId }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
   '/v1/lists/:id/entries': suppressionEntry,
   '/v1/lists/:id/members': listMember,
@@ -70,6 +81,7 @@ const REFERENCES: Record<string, string> = {
   // The reference fields of kernel resources name their target resource.
   ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, `/v1/${target.plural}`]))),
   last_event_id: '/v1/events',
+  actor_org_id: 'organization',
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */

@@ -20,7 +20,7 @@ export const INJECTIONS = [
 export const NEVER_WRITABLE = ['id', 'org_id', 'mode', 'created_at', 'updated_at'];
 
 /** Values of every JSON type, for wrong-type mutations. */
-const ANY_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), '', 'text', '0', [], [1, 'a'], {}, { a: 1 }, [[[]]]];
+export const ANY_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), '', 'text', '0', [], [1, 'a'], {}, { a: 1 }, [[[]]]];
 
 /** NUL and lone surrogates: what no store keeps as given, so every string field must refuse them. */
 export const unstorable = (v: string) => v.includes('\u0000') || /[\ud800-\udfff]/u.test(v);
@@ -60,8 +60,15 @@ export function valid(schema: Schema, field = ''): fc.Arbitrary<unknown> {
   }
 }
 
+/** The kinds of body mutation; every run sends each that applies to a route (hostile-cases.ts). */
+export type Family = 'valid' | 'never-writable field' | 'unknown field' | 'not an object' | 'deep nesting' | 'truncated'
+  | 'prototype pollution' | 'wrong content type' | 'wrong type' | 'duplicate key' | 'missing required field' | 'huge string'
+  | 'unicode edge' | 'injection' | 'bound';
+
 export interface HostileBody {
-  /** What was done, for failure messages and the tally. */
+  /** The kind of mutation. */
+  family: Family;
+  /** What was done, for failure messages. */
   kind: string;
   /** The body text sent. */
   payload: string;
@@ -72,21 +79,29 @@ export interface HostileBody {
   forbiddenField?: string;
 }
 
-const asJson = (kind: string, body: unknown, mustRefuse: boolean, extra: Partial<HostileBody> = {}): HostileBody =>
-  ({ kind, payload: JSON.stringify(body), mustRefuse, ...extra });
+export const asJson = (family: Family, kind: string, body: unknown, mustRefuse: boolean, extra: Partial<HostileBody> = {}): HostileBody =>
+  ({ family, kind, payload: JSON.stringify(body), mustRefuse, ...extra });
 
-function nested(depth: number, array: boolean): string {
+export function nested(depth: number, array: boolean): string {
   return array ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
-function withKey(body: Record<string, unknown>, key: string, rawValue: string): string {
+export const WRONG_CONTENT_TYPES = ['text/plain', 'application/xml', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/json-patch+json', 'json'];
+export const NOT_OBJECTS: unknown[] = [null, [], [{}], 'body', 42, true, '{}'];
+export const POLLUTIONS = ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'];
+export const NEVER_WRITABLE_VALUES: unknown[] = ['x', 1, null, 'org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', 'live', 'test'];
+
+/** `body` with the raw text of a pollution object's key in front of its own keys. */
+export const polluted = (body: Record<string, unknown>, raw: string) => `${raw.slice(0, -1)},${JSON.stringify(body).slice(1)}`.replace(/,}$/, '}');
+
+export function withKey(body: Record<string, unknown>, key: string, rawValue: string): string {
   const text = JSON.stringify(body);
   const inner = text.slice(1, -1);
   return `{${inner}${inner ? ',' : ''}${JSON.stringify(key)}:${rawValue}}`;
 }
 
 /** Values at and just past the bounds a schema declares, each with whether it is out of bounds. */
-function boundaryValues(schema: Schema): Array<[unknown, boolean]> {
+export function boundaryValues(schema: Schema): Array<[unknown, boolean]> {
   const out: Array<[unknown, boolean]> = [];
   for (const b of branches(schema)) {
     if (b.type === 'integer' || b.type === 'number') {
@@ -125,71 +140,76 @@ export function hostileBody(schema: Schema, references: Record<string, unknown>)
   });
   const pick = (names: string[]) => fc.constantFrom(...names);
   const mutations: Array<fc.Arbitrary<HostileBody>> = [
-    base.map((b) => asJson('valid', b, false)),
-    fc.tuple(base, fc.constantFrom(...NEVER_WRITABLE.filter((f) => !fields.includes(f))), fc.constantFrom<unknown>('x', 1, null, 'org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', 'live', 'test'))
-      .map(([b, f, v]) => asJson('never-writable field', { ...b, [f]: v }, true, { forbiddenField: f })),
+    base.map((b) => asJson('valid', 'valid', b, false)),
+    fc.tuple(base, fc.constantFrom(...NEVER_WRITABLE.filter((f) => !fields.includes(f))), fc.constantFrom(...NEVER_WRITABLE_VALUES))
+      .map(([b, f, v]) => asJson('never-writable field', `never-writable ${f}`, { ...b, [f]: v }, true, { forbiddenField: f })),
     fc.tuple(base, fc.string({ minLength: 1, maxLength: 20 }).filter((k) => !fields.includes(k) && k !== '__proto__'), fc.jsonValue({ maxDepth: 2 }))
-      .map(([b, k, v]) => asJson('unknown field', { ...b, [k]: v }, true)),
-    fc.constantFrom<unknown>(null, [], [{}], 'body', 42, true, '{}').map((v) => asJson('not an object', v, true)),
-    fc.tuple(base, fc.integer({ min: 2, max: 60_000 }), fc.boolean()).map(([b, depth, array]) => ({ kind: 'deep nesting', payload: withKey(b, fields[0] ?? 'x', nested(depth, array)), mustRefuse: true })),
+      .map(([b, k, v]) => asJson('unknown field', `unknown field ${JSON.stringify(k)}`, { ...b, [k]: v }, true)),
+    fc.constantFrom(...NOT_OBJECTS).map((v) => asJson('not an object', 'not an object', v, true)),
+    fc.tuple(base, fc.integer({ min: 2, max: 60_000 }), fc.boolean()).map(([b, depth, array]) => ({ family: 'deep nesting' as const, kind: `nesting ${depth}`, payload: withKey(b, fields[0] ?? 'x', nested(depth, array)), mustRefuse: true })),
     fc.tuple(base, fc.nat()).map(([b, cut]) => {
       const text = JSON.stringify(b);
-      return { kind: 'truncated', payload: text.slice(0, cut % text.length), mustRefuse: true };
+      return { family: 'truncated' as const, kind: 'truncated', payload: text.slice(0, cut % text.length), mustRefuse: true };
     }),
-    fc.tuple(base, fc.constantFrom('{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'))
-      .map(([b, raw]) => ({ kind: 'prototype pollution', payload: `${raw.slice(0, -1)},${JSON.stringify(b).slice(1)}`.replace(/,}$/, '}'), mustRefuse: true })),
-    fc.tuple(base, fc.constantFrom('text/plain', 'application/xml', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/json-patch+json', 'json'))
-      .map(([b, type]) => asJson('wrong content type', b, true, { contentType: type })),
+    fc.tuple(base, fc.constantFrom(...POLLUTIONS)).map(([b, raw]) => ({ family: 'prototype pollution' as const, kind: 'prototype pollution', payload: polluted(b, raw), mustRefuse: true })),
+    fc.tuple(base, fc.constantFrom(...WRONG_CONTENT_TYPES)).map(([b, type]) => asJson('wrong content type', `content type ${type}`, b, true, { contentType: type })),
   ];
   if (fields.length > 0) {
     mutations.push(
       fc.tuple(base, pick(fields), fc.constantFrom(...ANY_VALUES)).filter(([, f, v]) => !acceptedTypes(properties[f]).has(typeOf(v)))
-        .map(([b, f, v]) => asJson(`wrong type for ${f}`, { ...b, [f]: v }, true)),
-      fc.tuple(base, pick(fields), fc.constantFrom(...ANY_VALUES)).map(([b, f, v]) => ({ kind: `duplicate key ${f}`, payload: withKey(b, f, JSON.stringify(v)), mustRefuse: false })),
+        .map(([b, f, v]) => asJson('wrong type', `wrong type for ${f}`, { ...b, [f]: v }, true)),
+      fc.tuple(base, pick(fields), fc.constantFrom(...ANY_VALUES)).map(([b, f, v]) => ({ family: 'duplicate key' as const, kind: `duplicate key ${f}`, payload: withKey(b, f, JSON.stringify(v)), mustRefuse: false })),
     );
   }
   if (required.length > 0) {
     mutations.push(fc.tuple(base, pick(required)).map(([b, f]) => {
       const copy = { ...b };
       delete copy[f];
-      return asJson(`missing ${f}`, copy, true);
+      return asJson('missing required field', `missing ${f}`, copy, true);
     }));
   }
   if (strings.length > 0) {
     mutations.push(
       fc.tuple(base, pick(strings), fc.integer({ min: 1_001, max: 700_000 }), fc.constantFrom('a', 'é', '😀', '\u202e'))
-        .map(([b, f, n, c]) => asJson(`huge string in ${f}`, { ...b, [f]: c.repeat(Math.ceil(n / c.length)) }, (stringBranch(properties[f])!.maxLength ?? Infinity) < n)),
+        .map(([b, f, n, c]) => asJson('huge string', `huge string in ${f}`, { ...b, [f]: c.repeat(Math.ceil(n / c.length)) }, (stringBranch(properties[f])!.maxLength ?? Infinity) < n)),
       fc.tuple(base, pick(strings), fc.constantFrom(...UNICODE_EDGES))
-        .map(([b, f, v]) => asJson(`unicode edge in ${f}`, { ...b, [f]: v }, unstorable(v))),
-      fc.tuple(base, pick(strings), fc.constantFrom(...INJECTIONS)).map(([b, f, v]) => asJson(`injection in ${f}`, { ...b, [f]: v }, unstorable(v))),
+        .map(([b, f, v]) => asJson('unicode edge', `unicode edge in ${f}`, { ...b, [f]: v }, unstorable(v))),
+      fc.tuple(base, pick(strings), fc.constantFrom(...INJECTIONS)).map(([b, f, v]) => asJson('injection', `injection in ${f}`, { ...b, [f]: v }, unstorable(v))),
     );
   }
   const bounded = plain.flatMap((f) => boundaryValues(properties[f]).map(([v, out]) => [f, v, out] as const));
   if (bounded.length > 0) {
-    mutations.push(fc.tuple(base, fc.constantFrom(...bounded)).map(([b, [f, v, out]]) => asJson(`bound of ${f}`, { ...b, [f]: v }, out)));
+    mutations.push(fc.tuple(base, fc.constantFrom(...bounded)).map(([b, [f, v, out]]) => asJson('bound', `bound of ${f}`, { ...b, [f]: v }, out)));
   }
   return fc.oneof(...mutations);
 }
+
+/** Raw query values (already encoded, some wrongly on purpose). */
+export const RAW_QUERY_VALUES = ['', '0', '-1', '1', '200', '201', '1000001', '1e2', '0x10', '1.5', 'NaN', 'true', 'null', '[]', '%00', '%zz', '%', '%E2%80%AE', '%F0%9F%98%80', '%ED%A0%80', '%C0%AF', '..%2F..%2F'];
+/** Query keys that are not plain parameter names: array and object forms of `k`, and odd names. */
+export const QUERY_KEY_FORMS = (k: string) => [`${k}[]`, `${k}[0]`, `${k}[a]`];
+export const ODD_QUERY_KEYS = ['__proto__', 'constructor', 'unknown', ''];
+export const JUNK_QUERIES = ['&&&', '=', '==', '?', '#', 'a', ';', '&=&'];
 
 /** A hostile query string for a route's documented query parameters (raw, not re-encoded). */
 export function hostileQuery(parameters: Array<{ name: string; schema: Schema }>): fc.Arbitrary<{ kind: string; query: string }> {
   const names = parameters.map((p) => p.name);
   const known = names.length > 0 ? fc.constantFrom(...names) : fc.constant('limit');
   const rawValue = fc.oneof(
-    fc.constantFrom('', '0', '-1', '1', '200', '201', '1000001', '1e2', '0x10', '1.5', 'NaN', 'true', 'null', '[]', '%00', '%zz', '%', '%E2%80%AE', '%F0%9F%98%80', '%ED%A0%80', '%C0%AF', '..%2F..%2F'),
+    fc.constantFrom(...RAW_QUERY_VALUES),
     fc.constantFrom(...INJECTIONS).map(encodeURIComponent),
     fc.integer({ min: 1, max: 20_000 }).map((n) => 'q'.repeat(n)),
     fc.string({ maxLength: 30 }).map(encodeURIComponent),
     ...parameters.map((p) => fc.constant(encodeURIComponent(String(exampleOf(p.schema, p.name))))),
   );
   const pair = fc.tuple(
-    fc.oneof(known, known.map((k) => `${k}[]`), known.map((k) => `${k}[0]`), known.map((k) => `${k}[a]`), fc.constantFrom('__proto__', 'constructor', 'unknown', ''), fc.string({ maxLength: 10 }).map(encodeURIComponent)),
+    fc.oneof(known, known.chain((k) => fc.constantFrom(...QUERY_KEY_FORMS(k))), fc.constantFrom(...ODD_QUERY_KEYS), fc.string({ maxLength: 10 }).map(encodeURIComponent)),
     rawValue,
   ).map(([k, v]) => `${k}=${v}`);
   return fc.oneof(
     fc.array(pair, { minLength: 1, maxLength: 6 }).map((pairs) => ({ kind: 'pairs', query: pairs.join('&') })),
     fc.tuple(known, rawValue, rawValue).map(([k, a, b]) => ({ kind: `repeated ${k}`, query: `${k}=${a}&${k}=${b}` })),
-    fc.constantFrom('&&&', '=', '==', '?', '#', 'a', ';', '&=&').map((q) => ({ kind: 'junk', query: q })),
+    fc.constantFrom(...JUNK_QUERIES).map((q) => ({ kind: 'junk', query: q })),
   );
 }
 
