@@ -31,8 +31,10 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '7a', name: 'GET one p50 at N / at 10k', value: s.s7_growth ? ratio(s.s1_get_one.p50, s.s7_growth.s1_get_one.p50) : null, op: '<=', target: 1.3 },
     { id: '7b', name: 'list p50 at N / at 10k', value: s.s7_growth ? ratio(s.s2_list_first_page.p50, s.s7_growth.s2_list_first_page.p50) : null, op: '<=', target: 1.3 },
     // A batch must not be slower per record than single creates.
-    { id: '9', name: 'batch assert records/s / scenario 5', value: ratio(s.s9_assert_batch.recordsPerSecond, s.s5_create.rps), op: '>=', target: 1 },
-    { id: '10', name: 'custom field filter / scenario 1', value: ratio(s.s10_custom_field_filter.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
+    { id: '11', name: 'batch assert records/s / scenario 5', value: ratio(s.s9_assert_batch.recordsPerSecond, s.s5_create.rps), op: '>=', target: 1 },
+    { id: '12', name: 'custom field filter / scenario 1', value: ratio(s.s10_custom_field_filter.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
+    { id: '13', name: 'search, 3 filters + q / scenario 1', value: ratio(s.s9_search_filtered.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
+    { id: '14', name: `sorted search page ${s.s10_search_sorted.deepPage.toLocaleString('en')} p50 / page 2 p50`, value: ratio(s.s10_search_sorted.deep.p50, s.s10_search_sorted.page2.p50), op: '<=', target: 1.5 },
     { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
     { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
     { id: '9', name: 'webhook event-to-delivery p50 at 200 creates/s, ms', value: s.s9_delivery_latency.p50, op: '<=', target: 100 },
@@ -76,6 +78,9 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('10 GET one during deliveries', s.s10_delivery_throughput.getDuring),
     `${figureRow('11 PUT /v1/contacts/assert/batch (100 each)', s.s9_assert_batch)}  (${num(s.s9_assert_batch.recordsPerSecond)} records/s)`,
     figureRow(`12 custom_fields.segment filter (total ${num(s.s10_custom_field_filter.total)})`, s.s10_custom_field_filter),
+    figureRow(`13 search: 3 filters + q (total ${num(s.s9_search_filtered.total)})`, s.s9_search_filtered),
+    ...([['page 2', s.s10_search_sorted.page2], [`page ${num(s.s10_search_sorted.deepPage)}`, s.s10_search_sorted.deep]] as const)
+      .map(([page, l]) => `  ${pad(`14 search sorted by last_name, ${page}`, 44)}${pad('', 10)}${pad(ms(l.p50), 9, true)}${pad('', 9)}${pad('', 8)}  (1 connection, ${l.samples} requests, max ${ms(l.max)} ms)`),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

@@ -9,6 +9,7 @@ import { RARE_SUBSTRING, SEGMENTS } from './fixtures.ts';
 import type { LoadSpec, RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
+import { searchScenarios, type SearchResults } from './search-scenarios.ts';
 import { createSeededOrg, seedContacts } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
 import { benchWebhooks, type WebhookResults } from './webhooks.ts';
@@ -50,7 +51,7 @@ export interface StoreResult {
     s9_assert_batch: Figure & { recordsPerSecond: number };
     s10_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  } & WebhookResults;
+  } & WebhookResults & SearchResults;
 }
 
 const median = (xs: number[]) => {
@@ -242,6 +243,11 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const s4 = { ...(await load(service, { kind: 'fixed', path: titlePath, headers: auth })), total: titled.pagination.total, substring: RARE_SUBSTRING, coldMs: titleMs };
     await noteRss('s4');
 
+    // Before scenario 5, whose new contacts would add to the search's expected total.
+    log(`${kind}: scenarios 9 and 10 (search)`);
+    const search = await searchScenarios(service, big.token, big.contacts, specFor, options.quick ? 5 : 15);
+    await noteRss('s9');
+
     const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
     await noteRss('s5');
 
@@ -285,6 +291,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         s7_growth: growth,
         s9_assert_batch: s9,
         s10_custom_field_filter: s10,
+        ...search,
         s8_resources: {
           peakRssMb: Math.round(after.peakRssBytes / 1e5) / 10,
           eldUnderListLoad: { p50: underList.eld.p50, p99: underList.eld.p99, max: underList.eld.max },

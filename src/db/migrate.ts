@@ -9,6 +9,7 @@ import { agencyScopes } from './migrations/0005-agency-scopes.ts';
 import { idempotencyLease } from './migrations/0006-idempotency-lease.ts';
 import { jobsWebhooks } from './migrations/0004-jobs-webhooks.ts';
 import { customFields } from './migrations/0006-custom-fields.ts';
+import { search } from './migrations/0007-search.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
 import { deals } from './migrations/0010-deals.ts';
 
@@ -21,6 +22,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0006-idempotency-lease': idempotencyLease,
     '0004-jobs-webhooks': jobsWebhooks(database.dialect),
     '0006-custom-fields': customFields(database.dialect),
+    '0007-search': search(database.dialect),
     '0008-list-members': listMembers(database.dialect),
     '0010-deals': deals(database.dialect),
   };

@@ -2,21 +2,28 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from './database.ts';
 
+/** A column by name, or an expression. */
+type Operand = string | RawBuilder<unknown>;
+const operand = (c: Operand) => (typeof c === 'string' ? sql.ref(c) : c);
+
 /** Escapes LIKE wildcards so user input matches literally. */
-function likePattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function likeInsensitive(dialect: Dialect, column: Operand, pattern: string): RawBuilder<SqlBool> {
+  const op = dialect === 'postgres' ? sql`ilike` : sql`like`;
+  return sql<SqlBool>`${operand(column)} ${op} ${pattern} escape '\\'`;
 }
 
 /** Case-insensitive "contains". */
-export function containsInsensitive(dialect: Dialect, column: string, value: string): RawBuilder<SqlBool> {
-  const op = dialect === 'postgres' ? sql`ilike` : sql`like`;
-  return sql<SqlBool>`${sql.ref(column)} ${op} ${likePattern(value)} escape '\\'`;
-}
+export const containsInsensitive = (dialect: Dialect, column: Operand, value: string) => likeInsensitive(dialect, column, `%${escapeLike(value)}%`);
+
+/** Case-insensitive "starts with". */
+export const startsWithInsensitive = (dialect: Dialect, column: Operand, value: string) => likeInsensitive(dialect, column, `${escapeLike(value)}%`);
 
 /** True when the JSON array in `column` holds the string `value`. */
-export function jsonArrayHas(dialect: Dialect, column: string, value: string): RawBuilder<SqlBool> {
-  if (dialect === 'postgres') return sql<SqlBool>`${sql.ref(column)} @> ${JSON.stringify([value])}::jsonb`;
-  return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`;
+export function jsonArrayHas(dialect: Dialect, column: Operand, value: string): RawBuilder<SqlBool> {
+  if (dialect === 'postgres') return sql<SqlBool>`${operand(column)} @> ${JSON.stringify([value])}::jsonb`;
+  return sql<SqlBool>`exists (select 1 from json_each(${operand(column)}) where json_each.value = ${value})`;
 }
 
 /** A JSON column value as stored: text on SQLite, parsed by the driver on PostgreSQL. */

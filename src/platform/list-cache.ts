@@ -73,25 +73,26 @@ export class ListCache {
   /**
    * Answers a list request with the serialized page computed for the same tenant, URL and version,
    * or computes it (`compute` gets the version, for `total`), serializes it with the route's schema
-   * and keeps it.
+   * and keeps it. A request whose parameters are in its body (a search) gives them as `key`, and
+   * whether it walks a cursor.
    */
-  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: number) => Promise<unknown>): Promise<void> {
+  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: number) => Promise<unknown>, body?: { key: string; walking: boolean }): Promise<void> {
     const { database } = request.server.services;
     const scope = request.scope;
     const version = await tenantVersion(database.db, database.dialect, scope);
     // Pages reached by a cursor are walked once, cheaply (keyset): only numbered pages, the first
     // above all, are worth keeping. Their totals are kept either way.
-    if ((request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
+    if (body ? body.walking : (request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
       reply.send(await compute(version));
       return;
     }
-    const key = `${scope.orgId}|${scope.mode}|${request.url}`;
-    let body = this.#pages.get(key, version);
-    if (body === undefined) {
-      body = reply.serialize(await compute(version)) as string;
-      this.#pages.set(key, version, body, key.length + body.length);
+    const key = `${scope.orgId}|${scope.mode}|${request.url}${body ? `|${body.key}` : ''}`;
+    let page = this.#pages.get(key, version);
+    if (page === undefined) {
+      page = reply.serialize(await compute(version)) as string;
+      this.#pages.set(key, version, page, key.length + page.length);
     }
-    reply.type('application/json; charset=utf-8').send(body);
+    reply.type('application/json; charset=utf-8').send(page);
   }
 
   /** The exact total for `key` (the tenant's endpoint and filters) at `version`, counted once per version. */

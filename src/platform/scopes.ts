@@ -31,7 +31,10 @@ export function requiredScope(method: string, url: string): string | null {
   let scope = required.get(route);
   if (scope === undefined) {
     const group = groupOf(url);
-    if (group) scope = `${group}:${accessOf(method)}`;
+    // A search of one object reads that object: POST /v1/search/contacts needs contacts:read.
+    const searched = /^\/v1\/search\/([a-z_]+)$/.exec(url)?.[1];
+    if (searched) scope = `${searched}:read`;
+    else if (group) scope = `${group}:${accessOf(method)}`;
     else scope = url.startsWith(KEY_BASE) && !OPEN.has(route) ? ALL_SCOPES : null;
     required.set(route, scope);
   }

@@ -3,8 +3,11 @@
 // operations; or, for the few groups that are not records (keys, events, usage, the sandbox), a routes
 // plugin with its tag. The generated CRUD and isolation tests walk this list.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { fieldDefinitions } from '../platform/resource/custom-fields.ts';
 import { linkResources, type Resource } from '../platform/resource/define.ts';
+import { useCustomFieldCatalog } from '../platform/resource/search-fields.ts';
 import { crudRoutes } from '../platform/resource/routes.ts';
+import { searchRoutes } from '../platform/resource/search-routes.ts';
 import type { TenantTable } from '../platform/resource/tenancy.ts';
 import { agencyClientRoutes } from './agency/clients.routes.ts';
 import { agencyGrantRoutes } from './agency/grants.routes.ts';
@@ -46,6 +49,8 @@ export const groups: Group[] = [
     prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
     routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],
   },
+  // Read when registered: by then `resources` below holds every definition.
+  { prefix: '/v1', tag: { name: 'Search', description: 'Every searchable object at once, by full text' }, routes: (app, options) => searchRoutes(resources)(app, options) },
   { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
   { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },
@@ -59,6 +64,8 @@ export const groups: Group[] = [
 /** Every kernel resource, with their relations to each other resolved. */
 export const resources: Resource[] = groups.flatMap((g) => (g.resource ? [g.resource] : []));
 linkResources(resources);
+// Custom fields are searchable: the search engine reads the tenant's definitions from the fields group.
+useCustomFieldCatalog({ definitions: (db, resource, scope) => fieldDefinitions(db, scope, resource.plural) });
 
 /** The OpenAPI tags, in the order of the groups. */
 export const tags = groups.map((g) => g.tag);

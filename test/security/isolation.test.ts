@@ -4,7 +4,7 @@
 // keys and ids inside bodies and filters never cross tenants either. Every route is documented.
 import { afterAll, describe, expect, it } from 'vitest';
 import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
-import { absentLike, accepts, bodySchema, fill, guarded, isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
+import { absentLike, accepts, bodySchema, fill, fillRoute, guarded, isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
 import { actor, freshOrg, send, type Actor, type Org, type Params } from './support/actors.ts';
 import { bodyFor, factoryFor, FACTORIES, make, ORG_WIDE_FOR_LIVE_KEYS, paramsFor, referenceValue, routeFactoryKey } from './support/factories.ts';
 import { reportFigures } from './support/figures.ts';
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** Calls `route` as `actor` with these params and a valid body of the actor's own. */
 async function callRoute(actor: Actor, route: ApiRoute, params: Params, headers?: Record<string, string>): Promise<Reply> {
-  return actor.call(route.method, fill(route.url, params), { body: await bodyFor(api, actor, route, params), headers });
+  return actor.call(route.method, fillRoute(route, params), { body: await bodyFor(api, actor, route, params), headers });
 }
 
 /** The identifier of a created object, whatever its field is called. */

@@ -21,10 +21,13 @@ afterAll(async () => {
   await app.close();
 });
 
-/** The scope a route needs: `<first segment after /v1>:<read|write>`; `*` for /auth/v1 (the catalog needs none). */
+/** The scope a route needs: `<first segment after /v1>:<read|write>` (a search: `<object>:read`); `*` for /auth/v1 (the catalog needs none). */
 function needed(route: ApiRoute): string | null {
   if (route.method === 'GET' && route.url === '/auth/v1/scopes') return null;
   if (route.url.startsWith('/auth/v1/')) return '*';
+  // A search of one object reads that object.
+  const searched = /^\/v1\/search\/([a-z_]+)$/.exec(route.url)?.[1];
+  if (searched) return `${searched}:read`;
   const group = route.url.split('/')[2];
   return `${group}:${route.method === 'GET' ? 'read' : 'write'}`;
 }

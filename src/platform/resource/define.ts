@@ -72,6 +72,8 @@ export interface ResourceDefinition {
   /** Fields answered but not stored: filled by `hooks.enrich`. */
   computed?: Record<string, TSchema>;
   filters?: Record<string, FilterOp | FilterSpec>;
+  /** Text fields of full-text search (`q`); a resource that has them gets `POST /v1/search/<plural>` (search.ts). */
+  search?: string[];
   /** A maintained total of the tenant's rows (the `counters` table), read for the unfiltered total. */
   counter?: string;
   /** Records can be members of lists of the type named like the resource (`companies`, `deals`). */

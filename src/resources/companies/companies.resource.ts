@@ -36,6 +36,7 @@ export const companies = defineResource({
     min_employees: { field: 'employee_count', op: 'gte', schema: count('At least this many employees', 50) },
     max_employees: { field: 'employee_count', op: 'lte', schema: count('At most this many employees', 500) },
   },
+  search: ['name', 'domain', 'industry', 'description'],
   counter: 'companies',
   listable: true,
   customFields: true,

@@ -40,6 +40,7 @@ export const contacts = defineResource({
     created_after: { field: 'created_at', op: 'gte', schema: Type.Integer({ minimum: 0, maximum: 1e11, description: 'Created at or after this time, unix seconds', examples: [1767225600] }) },
     created_before: { field: 'created_at', op: 'lt', schema: Type.Integer({ minimum: 0, maximum: 1e11, description: 'Created before this time, unix seconds', examples: [1767225600] }) },
   },
+  search: ['name', 'first_name', 'last_name', 'title', 'company', 'work_email', 'personal_email'],
   counter: 'contacts',
   customFields: true,
   // Assert matches by work e-mail (stored lower-case), then by LinkedIn URL as stored.

@@ -77,6 +77,13 @@ export function fill(url: string, params: Record<string, string>): string {
   });
 }
 
+/** Fills `:param` segments and adds the route's required query parameters, with their documented example. */
+export function fillRoute(route: ApiRoute, params: Record<string, string>): string {
+  const required = queryParams(route).filter((p) => p.required);
+  const query = required.map((p) => `${p.name}=${encodeURIComponent(String(p.schema?.examples?.[0] ?? 'a'))}`).join('&');
+  return `${fill(route.url, params)}${query ? `?${query}` : ''}`;
+}
+
 /** An id of the same kind as `id` (same prefix) that names nothing. */
 export function absentLike(id: string): string {
   const underscore = id.indexOf('_');
