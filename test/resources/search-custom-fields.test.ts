@@ -72,7 +72,7 @@ describe('custom fields', () => {
         v.note === undefined ? null : { field_id: 'fld_note', value_text: v.note, value_num: null },
         v.regions === undefined ? null : { field_id: 'fld_regions', value_text: v.regions, value_num: null },
       ].filter((r) => r !== null);
-      for (const r of rows) await sql`insert into field_values values (${t.org_id}, 'live', ${r.field_id}, ${id}, ${r.value_text}, ${r.value_num})`.execute(db);
+      for (const r of rows) await sql`insert into field_values (org_id, mode, field_id, record_id, value_text, value_num) values (${t.org_id}, 'live', ${r.field_id}, ${id}, ${r.value_text}, ${r.value_num})`.execute(db);
     }
   });
 

@@ -41,7 +41,7 @@ afterAll(async () => {
   reportFigures(import.meta.filename, isPostgres() ? 'postgres' : 'sqlite');
   expectNoSecretsInLogs(capturedLogs);
   await app.close();
-});
+}, 180_000);
 
 /** A tenant that owns one object of every kind the routes act on, and a snapshot of it. */
 async function fixture(route: ApiRoute) {
@@ -111,7 +111,8 @@ describe('every mutation kind and every boundary value (enumerated)', () => {
   for (const route of withBody) {
     it(label(route), async () => {
       const { owner, schema, references, check } = await bodyTarget(route);
-      const base = async () => ({ ...(await bodyFor(api, owner, route) as Record<string, unknown>), ...references });
+      // The route's own valid body wins: its references agree with each other (a stage of its pipeline).
+      const base = async () => ({ ...references, ...(await bodyFor(api, owner, route) as Record<string, unknown>) });
       const sent = new Set<Family>();
       for (const make of enumeratedBodies(schema, base)) {
         const input = await make();

@@ -78,7 +78,8 @@ const listMember: Factory = async (api, actor) => {
 
 /** A stage of a fresh pipeline of the actor. */
 const pipelineStage: Factory = async (api, actor) => {
-  const { id } = await make(api, actor, '/v1/deals/pipelines', { fresh: true });
+  // The actor's pipeline, so that a stage and a pipeline given together agree.
+  const { id } = await make(api, actor, '/v1/deals/pipelines');
   const stage = await actor.call('POST', `/v1/deals/pipelines/${id}/stages`, { body: { name: bodySentinel() } });
   if (stage.status !== 201) fail(`factory stages (${actor.label}) answered ${stage.status} ${stage.body}`);
   return { id, stage_id: json(stage).data.id };
@@ -203,7 +204,9 @@ function referenceKey(field: string): string {
 
 /** An id owned by `actor` for a reference field (`list_id`, `contact_ids`, …). */
 export async function referenceValue(api: Api, actor: Actor, field: string): Promise<string | string[]> {
-  const { id } = await make(api, actor, referenceKey(field));
+  const made = await make(api, actor, referenceKey(field));
+  // A sub-object's factory names it by its own param (`stage_id`), beside its parent's `id`.
+  const id = made[field.replace(/_ids$/, '_id')] ?? made.id;
   return field.endsWith('_ids') ? [id] : id;
 }
 
