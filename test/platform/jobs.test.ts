@@ -120,6 +120,59 @@ describe('failures', () => {
   });
 });
 
+describe('load and settle', () => {
+  it('read once for all the jobs of a claim, and hand each job its own part', async () => {
+    const loads: number[] = [];
+    const seen: string[] = [];
+    const kind = defineJobKind<{ n: number }, string>({
+      name: kindName('load'),
+      async load(jobs) {
+        loads.push(jobs.length);
+        return jobs.map(({ payload, job }) => `${payload.n}:${job.id}`);
+      },
+      async run(p, ctx) { seen.push(`${ctx.loaded}=${p.n}:${ctx.job.id}`); },
+    });
+    const ids = await runWrite(app.services.database, await scope(), async (w) => [1, 2, 3, 4, 5].map((n) => w.enqueue(kind, { n })));
+    runner([kind as JobKind<never>]).wake();
+    await until(() => jobsOf(kind.name), (js) => js.every((j) => j.status === 'succeeded'));
+    expect(loads).toEqual([5]);
+    expect(seen.sort()).toEqual(ids.map((id, i) => `${i + 1}:${id}=${i + 1}:${id}`).sort());
+  });
+
+  it('commit what a handler settles with its outcome, whatever it is, and nothing once its lease is lost', async () => {
+    const s = await scope();
+    const counter = (name: string) => app.services.database.db.selectFrom('counters').select('value')
+      .where('org_id', '=', s.orgId).where('mode', '=', s.mode).where('name', '=', name).executeTakeFirst();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const kind = defineJobKind<{ name: string; fail?: boolean; wait?: boolean }>({
+      name: kindName('settle'),
+      async run(p, ctx) {
+        ctx.settle((db) => db.insertInto('counters').values({ org_id: s.orgId, mode: s.mode, name: p.name, value: 1 }).execute());
+        if (p.wait) await held;
+        if (p.fail) throw new PermanentJobError('failed after settling');
+      },
+    });
+    await runWrite(app.services.database, s, async (w) => {
+      w.enqueue(kind, { name: 'settled.ok' });
+      w.enqueue(kind, { name: 'settled.failed', fail: true });
+      w.enqueue(kind, { name: 'settled.lost', wait: true });
+    });
+    runner([kind as JobKind<never>]).wake();
+    const jobs = await until(() => jobsOf(kind.name), (js) => js.filter((j) => j.status !== 'running').length === 2);
+    expect(await counter('settled.ok')).toEqual({ value: 1 });
+    expect(await counter('settled.failed')).toEqual({ value: 1 });
+    // Another worker takes the waiting job over (its lease lapsed); the first one then finishes.
+    const waiting = jobs.find((j) => j.status === 'running')!;
+    await app.services.database.db.updateTable('jobs').set({ lease_token: 'other-worker:1' }).where('id', '=', waiting.id).execute();
+    release();
+    await sleep(300);
+    expect(await counter('settled.lost')).toBeUndefined();
+    const [after] = (await jobsOf(kind.name)).filter((j) => j.id === waiting.id);
+    expect(after).toMatchObject({ status: 'running', lease_token: 'other-worker:1' });
+  });
+});
+
 describe('leases', () => {
   it('give a job whose worker died to another worker when the lease ends', async () => {
     let runs = 0;

@@ -56,8 +56,11 @@ describe('the SSRF guard', () => {
     }).execute();
     const { database, config, outbound } = app.services;
     const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1 };
-    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, signal: new AbortController().signal });
+    // The attempt is recorded with the job's outcome (the runner commits what the handler settles).
+    const settled: Array<(db: typeof database.db) => Promise<unknown>> = [];
+    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, loaded: undefined, signal: new AbortController().signal, settle: (w) => void settled.push(w) });
     await expect(run).rejects.toThrow('localhost resolves to a private or reserved address');
+    for (const write of settled) await write(database.db);
     const [delivery] = (await t.live.get(`/v1/webhooks/${id}/deliveries`)).json().data;
     expect(delivery).toMatchObject({ id: job.id, event_id: event.id, status: 'pending', attempt_count: 1 });
     expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: 'localhost resolves to a private or reserved address' });

@@ -2,29 +2,55 @@
 // defining one with `defineJobKind` and listing it in src/resources/job-kinds.ts; a write enqueues
 // it with `w.enqueue(kind, payload, { runAt })`.
 import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
 import type { OutboundClient } from '../outbound.ts';
 
-export interface JobContext {
+/** The job's id and tenant, and which attempt this is (1 for the first). */
+export interface JobInfo {
+  id: string;
+  orgId: string;
+  mode: string;
+  attempt: number;
+}
+
+export interface LoadContext {
   database: Database;
   config: Config;
   log: FastifyBaseLogger;
-  outbound: OutboundClient;
-  /** The job's id and which attempt this is (1 for the first). */
-  job: { id: string; orgId: string; mode: string; attempt: number };
-  /** Aborted when the process shuts down and the job is released to run again elsewhere. */
-  signal: AbortSignal;
 }
 
-export interface JobKind<P = unknown> {
+export interface JobContext<L = unknown> extends LoadContext {
+  outbound: OutboundClient;
+  job: JobInfo;
+  /** What the kind's `load` read for this job; undefined for kinds without one, or when it failed. */
+  loaded: L | undefined;
+  /** Aborted when the process shuts down and the job is released to run again elsewhere. */
+  signal: AbortSignal;
+  /**
+   * Commits `write` in the transaction that records this attempt's outcome, whatever it is, and only
+   * while the job still holds its lease: the job's own record of an attempt (a delivery's) then never
+   * disagrees with the queue, and costs no commit of its own.
+   */
+  settle(write: (db: Kysely<DB>) => Promise<unknown>): void;
+}
+
+export interface JobKind<P = unknown, L = unknown> {
   readonly name: string;
   /** Attempts before the job is `dead`; 5 unless given. */
   readonly maxAttempts?: number;
   /** Milliseconds to wait before retry number `attempt` (1 for the first retry). */
   readonly backoff?: (attempt: number, config: Config) => number;
+  /**
+   * Reads what the jobs of one claim need for all of them at once (a few statements per claim
+   * instead of a few per job), in the order given; `run` gets each job's part as `context.loaded`.
+   * Jobs of several tenants may come together: read each tenant's in its own scope.
+   */
+  load?(jobs: ReadonlyArray<{ payload: P; job: JobInfo }>, context: LoadContext): Promise<L[]>;
   /** Runs the job. It must be idempotent: a job whose worker died runs again (at-least-once). */
-  run(payload: P, context: JobContext): Promise<void>;
+  run(payload: P, context: JobContext<L>): Promise<void>;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
@@ -35,7 +61,7 @@ export function fullJitter(attempt: number): number {
   return Math.floor(Math.random() * ceiling);
 }
 
-export const defineJobKind = <P>(kind: JobKind<P>): JobKind<P> => kind;
+export const defineJobKind = <P, L = unknown>(kind: JobKind<P, L>): JobKind<P, L> => kind;
 
 /** Thrown by a handler that must not be retried: the job is `dead` at once with this message. */
 export class PermanentJobError extends Error {}

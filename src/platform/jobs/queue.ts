@@ -49,22 +49,46 @@ export async function claimJobs(database: Database, kinds: readonly string[], ke
   return result.rows;
 }
 
-const leased = (db: Kysely<DB>, job: JobRow) =>
-  db.updateTable('jobs').where('org_id', '=', job.org_id).where('mode', '=', job.mode).where('id', '=', job.id)
-    .where('status', '=', 'running').where('lease_token', '=', job.lease_token);
+/** A job's identity across tenants. */
+export const jobKey = (job: { org_id: string; mode: string; id: string }): string => `${job.org_id}/${job.mode}/${job.id}`;
 
-export async function completeJob(db: Kysely<DB>, job: JobRow): Promise<void> {
-  const now = Date.now();
-  await leased(db, job).set({ status: 'succeeded', lease_token: null, lease_until: null, last_error: null, run_at: now, updated_at: now }).execute();
+/** How an attempt ended: succeeded, retried at `runAt` (`failed`), or given up (`dead`). */
+export type JobOutcome = { status: 'succeeded' } | { status: 'failed' | 'dead'; error: string; runAt: number };
+
+export interface SettledJob {
+  job: JobRow;
+  outcome: JobOutcome;
+  /** Writes the handler asked to commit with the outcome (see `JobContext.settle`). */
+  writes: Array<(db: Kysely<DB>) => Promise<unknown>>;
 }
 
-/** A failed attempt: retried after `delayMs`, or `dead` when `delayMs` is undefined. */
-export async function failJob(db: Kysely<DB>, job: JobRow, error: string, delayMs: number | undefined): Promise<void> {
+/**
+ * Records the outcomes of `jobs` (in one transaction the caller opened), each only while its job
+ * still holds the lease of its claim, and then runs the writes of the jobs whose outcome was
+ * recorded: a worker that lost its lease neither overwrites the newer attempt nor records its own
+ * side of it. Successes take one statement together; failures (rarer, each its own time and error)
+ * one each.
+ */
+export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): Promise<void> {
   const now = Date.now();
-  await leased(db, job).set({
-    status: delayMs === undefined ? 'dead' : 'failed', run_at: now + (delayMs ?? 0),
-    lease_token: null, lease_until: null, last_error: error.slice(0, ERROR_MAX), updated_at: now,
-  }).execute();
+  const held = new Set<string>(); // `org/mode/id` of the jobs whose lease held
+  const leased = (q = tx.updateTable('jobs')) => q.where('status', '=', 'running');
+  const succeeded = jobs.filter((s) => s.outcome.status === 'succeeded');
+  if (succeeded.length > 0) {
+    const rows = await leased()
+      .where((eb) => eb(eb.refTuple('org_id', 'mode', 'id', 'lease_token'), 'in', succeeded.map(({ job }) => eb.tuple(job.org_id, job.mode, job.id, job.lease_token!))))
+      .set({ status: 'succeeded', lease_token: null, lease_until: null, last_error: null, run_at: now, updated_at: now })
+      .returning(['org_id', 'mode', 'id']).execute();
+    for (const r of rows) held.add(jobKey(r));
+  }
+  for (const { job, outcome } of jobs) {
+    if (outcome.status === 'succeeded') continue;
+    const row = await leased().where('org_id', '=', job.org_id).where('mode', '=', job.mode).where('id', '=', job.id).where('lease_token', '=', job.lease_token)
+      .set({ status: outcome.status, run_at: outcome.runAt, lease_token: null, lease_until: null, last_error: outcome.error.slice(0, ERROR_MAX), updated_at: now })
+      .returning(['org_id', 'mode', 'id']).executeTakeFirst();
+    if (row) held.add(jobKey(row));
+  }
+  for (const s of jobs) if (held.has(jobKey(s.job))) for (const write of s.writes) await write(tx);
 }
 
 /** Hands unfinished jobs back (graceful shutdown): due at once, the interrupted attempt not counted. */

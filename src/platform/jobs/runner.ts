@@ -11,10 +11,13 @@ import pg from 'pg';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { OutboundClient } from '../outbound.ts';
-import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobKind } from './kinds.ts';
-import { claimJobs, completeJob, extendLeases, failJob, releaseJobs, type JobRow } from './queue.ts';
+import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind } from './kinds.ts';
+import { claimJobs, extendLeases, jobKey, releaseJobs, type JobOutcome, type JobRow, type SettledJob } from './queue.ts';
+import { OutcomeQueue } from './settler.ts';
 
 const MIN_IDLE_MS = 25;
+
+const info = (job: JobRow): JobInfo => ({ id: job.id, orgId: job.org_id, mode: job.mode, attempt: Number(job.attempts) });
 const MAX_IDLE_MS = 1000;
 
 export interface RunnerOptions {
@@ -36,6 +39,7 @@ export class JobRunner {
   readonly #perKey: number;
   readonly #abort = new AbortController();
   readonly #leaseMs: number;
+  readonly #outcomes: OutcomeQueue;
   #claims = 0;
   #stopping = false;
   #wakeUp: (() => void) | undefined;
@@ -49,6 +53,7 @@ export class JobRunner {
     this.#kinds = new Map(options.kinds.map((k) => [k.name, k]));
     this.#leaseMs = options.config.jobLeaseSeconds * 1000;
     this.#perKey = Math.max(1, Math.floor(options.config.workerConcurrency / 4));
+    this.#outcomes = new OutcomeQueue(options.database, options.log);
   }
 
   start(): void {
@@ -102,7 +107,7 @@ export class JobRunner {
           this.#o.log.warn({ err: { message: (error as Error).message } }, 'claiming jobs failed');
         }
       }
-      for (const job of claimed) this.#start(job);
+      await this.#startAll(claimed);
       if (claimed.length > 0 && claimed.length === free) {
         idle = MIN_IDLE_MS;
         await this.#sleep(MAX_IDLE_MS); // full: a finishing job wakes the loop for more
@@ -133,11 +138,26 @@ export class JobRunner {
     return [...new Set([...this.#running.values()].map((r) => r.token))];
   }
 
-  #start(job: JobRow): void {
-    const key = `${job.org_id}/${job.mode}/${job.id}`;
+  /** Starts the claimed jobs, after their kinds' `load` read what they need for all of them. */
+  async #startAll(claimed: JobRow[]): Promise<void> {
+    const byKind = Map.groupBy(claimed, (job) => job.kind);
+    for (const [name, jobs] of byKind) {
+      const kind = this.#kinds.get(name);
+      let loaded: unknown[] = [];
+      if (kind?.load) {
+        const { database, config, log } = this.#o;
+        loaded = await kind.load(jobs.map((job) => ({ payload: JSON.parse(job.payload) as never, job: info(job) })), { database, config, log })
+          .catch((error: Error) => (log.warn({ kind: name, err: { message: error.message } }, 'loading jobs failed'), []));
+      }
+      jobs.forEach((job, i) => this.#start(job, loaded[i]));
+    }
+  }
+
+  #start(job: JobRow, loaded: unknown): void {
+    const key = jobKey(job);
     const group = job.concurrency_key;
     if (group !== null) this.#keys.set(group, (this.#keys.get(group) ?? 0) + 1);
-    const done = this.#execute(job).finally(() => {
+    const done = this.#execute(job, loaded).finally(() => {
       this.#running.delete(key);
       if (group !== null) {
         const left = this.#keys.get(group)! - 1;
@@ -149,26 +169,28 @@ export class JobRunner {
     this.#running.set(key, { token: job.lease_token!, done });
   }
 
-  async #execute(job: JobRow): Promise<void> {
-    const { db } = this.#o.database;
+  async #execute(job: JobRow, loaded: unknown): Promise<void> {
     const kind = this.#kinds.get(job.kind);
     const attempt = Number(job.attempts);
+    const writes: SettledJob['writes'] = [];
+    let outcome: JobOutcome = { status: 'succeeded' };
     try {
       if (!kind) throw new PermanentJobError(`No handler for job kind ${job.kind}`);
       await kind.run(JSON.parse(job.payload) as never, {
         database: this.#o.database, config: this.#o.config, log: this.#o.log, outbound: this.#o.outbound,
-        job: { id: job.id, orgId: job.org_id, mode: job.mode, attempt }, signal: this.#abort.signal,
+        job: info(job), loaded: loaded as never, signal: this.#abort.signal,
+        settle: (write) => void writes.push(write),
       });
-      await completeJob(db, job);
     } catch (error) {
       if (this.#abort.signal.aborted) return; // released at shutdown; the next worker runs it
       const message = error instanceof Error ? error.message : String(error);
       const max = Number(job.max_attempts) || DEFAULT_MAX_ATTEMPTS;
       const retry = !(error instanceof PermanentJobError) && attempt < max;
-      const delay = !retry ? undefined : error instanceof RetryLater ? error.delayMs : (kind?.backoff ?? fullJitter)(attempt, this.#o.config);
+      const delay = !retry ? 0 : error instanceof RetryLater ? error.delayMs : (kind?.backoff ?? fullJitter)(attempt, this.#o.config);
       this.#o.log.warn({ job: job.id, kind: job.kind, attempt, retry, err: { message } }, 'job failed');
-      await failJob(db, job, message, delay).catch((e: Error) => this.#o.log.error({ job: job.id, err: { message: e.message } }, 'recording a job failure failed'));
+      outcome = { status: retry ? 'failed' : 'dead', error: message, runAt: Date.now() + delay };
     }
+    await this.#outcomes.settle({ job, outcome, writes });
   }
 
   /** PostgreSQL: a connection that LISTENs on `jobs`, reconnecting after a lost connection. */

@@ -44,10 +44,6 @@ export async function countDeliveries(db: Kysely<DB>, scope: Scope, endpointId: 
   return Number(row.n);
 }
 
-export function findDelivery(db: Kysely<DB>, scope: Scope, id: string): Promise<Row | undefined> {
-  return selectIn(db, 'webhook_deliveries', scope).selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export interface AttemptOutcome {
   endpointId: string;
   eventId: string;

@@ -4,16 +4,17 @@
 // for WEBHOOK_DISABLE_AFTER_SECONDS is disabled (`webhook_endpoint.disabled`). The body is the event
 // exactly as `GET /v1/events` lists it, and `webhook-id` is the event id, so receivers de-duplicate.
 import { Webhook } from 'standardwebhooks';
+import type { Selectable } from 'kysely';
 import type { Config } from '../../config.ts';
-import type { Mode } from '../../db/schema.ts';
+import type { DB, Mode } from '../../db/schema.ts';
 import { nowSeconds } from '../../platform/ids.ts';
-import { defineJobKind, PermanentJobError, RetryLater, type JobContext } from '../../platform/jobs/kinds.ts';
+import { defineJobKind, PermanentJobError, RetryLater, type JobContext, type JobInfo, type LoadContext } from '../../platform/jobs/kinds.ts';
 import { OutboundError } from '../../platform/outbound.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { runWrite } from '../../platform/write.ts';
 import { toEvent } from '../events/events.store.ts';
-import { findDelivery, pruneDeliveries, recordAttempt, type Attempt } from './deliveries.store.ts';
+import { pruneDeliveries, recordAttempt, type Attempt } from './deliveries.store.ts';
 import { DELIVERY_KIND, DELIVERY_MAX_ATTEMPTS } from './webhooks.fanout.ts';
 import { toEndpoint, type EndpointRow } from './webhooks.store.ts';
 
@@ -32,20 +33,45 @@ export function signatures(endpoint: EndpointRow, eventId: string, at: Date, bod
 /** The wait before retry `n` (1-based): the schedule's entry, give or take 10%. */
 const retryDelayMs = (config: Config, n: number) => Math.round(config.webhookRetrySchedule[n - 1] * 1000 * (0.9 + Math.random() * 0.2));
 
-export const webhookDelivery = defineJobKind<DeliveryPayload>({
+/** What a delivery reads before it sends: its endpoint, its event and its record so far. */
+interface Loaded {
+  endpoint: EndpointRow | undefined;
+  event: Selectable<DB['events']> | undefined;
+  existing: Selectable<DB['webhook_deliveries']> | undefined;
+}
+
+/** Reads the endpoints, events and delivery records of a claim's deliveries: three statements per tenant. */
+async function loadDeliveries(jobs: ReadonlyArray<{ payload: DeliveryPayload; job: JobInfo }>, { database }: LoadContext): Promise<Loaded[]> {
+  const { db } = database;
+  const byId = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
+  const tenants = Map.groupBy(jobs, ({ job }) => `${job.orgId}/${job.mode}`);
+  const found = await Promise.all([...tenants.values()].map(async (some) => {
+    const scope: Scope = { orgId: some[0].job.orgId, mode: some[0].job.mode as Mode };
+    const ids = (pick: (j: (typeof some)[number]) => string) => [...new Set(some.map(pick))];
+    const [endpoints, events, existing] = await Promise.all([
+      selectIn(db, 'webhook_endpoints', scope).selectAll().where('id', 'in', ids((j) => j.payload.endpoint_id)).execute(),
+      selectIn(db, 'events', scope).selectAll().where('id', 'in', ids((j) => j.payload.event_id)).execute(),
+      selectIn(db, 'webhook_deliveries', scope).selectAll().where('id', 'in', ids((j) => j.job.id)).execute(),
+    ]);
+    return { endpoints: byId(endpoints), events: byId(events), existing: byId(existing) };
+  }));
+  const of = new Map([...tenants.keys()].map((key, i) => [key, found[i]]));
+  return jobs.map(({ payload, job }) => {
+    const f = of.get(`${job.orgId}/${job.mode}`)!;
+    return { endpoint: f.endpoints.get(payload.endpoint_id), event: f.events.get(payload.event_id), existing: f.existing.get(job.id) };
+  });
+}
+
+export const webhookDelivery = defineJobKind<DeliveryPayload, Loaded>({
   name: DELIVERY_KIND,
   maxAttempts: DELIVERY_MAX_ATTEMPTS,
+  load: loadDeliveries,
   async run(payload, ctx) {
     const scope: Scope = { orgId: ctx.job.orgId, mode: ctx.job.mode as Mode };
-    const { db } = ctx.database;
-    const [endpoint, event, existing] = await Promise.all([
-      selectIn(db, 'webhook_endpoints', scope).selectAll().where('id', '=', payload.endpoint_id).executeTakeFirst(),
-      selectIn(db, 'events', scope).selectAll().where('id', '=', payload.event_id).executeTakeFirst(),
-      findDelivery(db, scope, ctx.job.id),
-    ]);
+    const { endpoint, event, existing } = ctx.loaded ?? (await loadDeliveries([{ payload, job: ctx.job }], ctx))[0];
     // Deleted or disabled endpoints get nothing more; an event a sandbox reset removed is not sent.
     if (!endpoint || Number(endpoint.is_active) !== 1 || !event) {
-      if (existing?.status === 'pending') await updateIn(db, 'webhook_deliveries', scope).set({ status: 'failed', next_attempt_at: null }).where('id', '=', ctx.job.id).execute();
+      if (existing?.status === 'pending') ctx.settle((tx) => updateIn(tx, 'webhook_deliveries', scope).set({ status: 'failed', next_attempt_at: null }).where('id', '=', ctx.job.id).execute());
       return;
     }
     const body = JSON.stringify(toEvent(event));
@@ -65,33 +91,34 @@ export const webhookDelivery = defineJobKind<DeliveryPayload>({
       attempt.error = error instanceof OutboundError ? error.message : 'The delivery could not be made';
       if (error instanceof OutboundError) attempt.duration_ms = error.durationMs;
     }
+    // The attempt is recorded with the job's outcome, in its transaction (see JobContext.settle).
     const record = (status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: number | null) =>
-      recordAttempt(db, scope, ctx.job.id, existing, { endpointId: endpoint.id, eventId: event.id, eventType: event.type, status, attempt, nextAttemptAt });
+      ctx.settle((tx) => recordAttempt(tx, scope, ctx.job.id, existing, { endpointId: endpoint.id, eventId: event.id, eventType: event.type, status, attempt, nextAttemptAt }));
 
     if (attempt.error === null) {
-      await record('succeeded', null);
-      if (endpoint.failing_since !== null) await updateIn(db, 'webhook_endpoints', scope).set({ failing_since: null }).where('id', '=', endpoint.id).execute();
+      record('succeeded', null);
+      if (endpoint.failing_since !== null) ctx.settle((tx) => updateIn(tx, 'webhook_endpoints', scope).set({ failing_since: null }).where('id', '=', endpoint.id).execute());
       return;
     }
     if (attempt.status_code === 410) {
-      await record('failed', null);
+      record('failed', null);
       await disable(ctx, scope, endpoint.id, 'The endpoint answered 410 Gone');
       throw new PermanentJobError(attempt.error);
     }
     const failingSince = endpoint.failing_since === null ? attempt.attempted_at : Number(endpoint.failing_since);
-    if (endpoint.failing_since === null) await updateIn(db, 'webhook_endpoints', scope).set({ failing_since: failingSince }).where('id', '=', endpoint.id).where('failing_since', 'is', null).execute();
+    if (endpoint.failing_since === null) ctx.settle((tx) => updateIn(tx, 'webhook_endpoints', scope).set({ failing_since: failingSince }).where('id', '=', endpoint.id).where('failing_since', 'is', null).execute());
     const retry = ctx.job.attempt <= ctx.config.webhookRetrySchedule.length;
     if (attempt.attempted_at - failingSince >= ctx.config.webhookDisableAfterSeconds) {
-      await record('failed', null);
+      record('failed', null);
       await disable(ctx, scope, endpoint.id, `Deliveries failed for more than ${Math.round(ctx.config.webhookDisableAfterSeconds / 3600)} hours`);
       throw new PermanentJobError(attempt.error);
     }
     if (!retry) {
-      await record('failed', null);
+      record('failed', null);
       throw new PermanentJobError(attempt.error);
     }
     const delay = retryDelayMs(ctx.config, ctx.job.attempt);
-    await record('pending', Math.ceil((Date.now() + delay) / 1000));
+    record('pending', Math.ceil((Date.now() + delay) / 1000));
     throw new RetryLater(attempt.error, delay);
   },
 });
