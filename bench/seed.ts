@@ -8,6 +8,8 @@ import { newId } from '../src/platform/ids.ts';
 import type { Scope } from '../src/platform/scope.ts';
 import { bumpCounter, runWrite } from '../src/platform/write.ts';
 import { addEntries, createList } from '../src/resources/lists/lists.store.ts';
+import { contacts } from '../src/resources/contacts/contacts.resource.ts';
+import { createField } from '../src/resources/fields/fields.store.ts';
 import { contactFields } from './fixtures.ts';
 
 export interface SeededOrg {
@@ -17,6 +19,8 @@ export interface SeededOrg {
   listIds: string[];
   /** Contacts seeded so far. */
   contacts: number;
+  /** The `score` number custom field every contact of the organization carries, when it has one. */
+  scoreFieldId?: string;
 }
 
 const ROWS_PER_TRANSACTION = 25_000;
@@ -26,7 +30,10 @@ const rowsPerStatement = (database: Database) => (database.dialect === 'sqlite' 
 // follow i and the newest contacts are the last seeded.
 const EPOCH_MS = Date.UTC(2025, 0, 1);
 
-export async function createSeededOrg(database: Database, name: string, defaultCredits = 1000): Promise<SeededOrg> {
+/** Contact i's `score`: distinct for every i below a million, in an order unrelated to i's. */
+export const scoreOf = (i: number): number => (i * 7919) % 1_000_003;
+
+export async function createSeededOrg(database: Database, name: string, defaultCredits = 1000, options: { scoreField?: boolean } = {}): Promise<SeededOrg> {
   const org = await createOrganization(database, { defaultCredits }, name);
   const scope: Scope = { orgId: org.org_id, mode: 'live' };
   const listIds = await runWrite(database, scope, async (w) => [
@@ -39,7 +46,10 @@ export async function createSeededOrg(database: Database, name: string, defaultC
     await w.flush(); // the list's insert is queued; adding entries reads it
     await addEntries(w, list.id, Array.from({ length: 20 }, (_, i) => `analyticalengines${i}.example`));
   });
-  return { scope, token: org.live_token, listIds, contacts: 0 };
+  const scoreFieldId = options.scoreField
+    ? (await runWrite(database, scope, (w) => createField(w, contacts, { object: 'contacts', name: 'score', data_type: 'number' }))).id
+    : undefined;
+  return { scope, token: org.live_token, listIds, contacts: 0, scoreFieldId };
 }
 
 /**
@@ -54,6 +64,7 @@ export async function seedContacts(database: Database, org: SeededOrg, total: nu
       const members = new Map<string, number>();
       for (let from = start; from < end; from += perStatement) {
         const rows: Array<DB['contacts']> = [];
+        const values: Array<DB['field_values']> = [];
         for (let i = from; i < Math.min(end, from + perStatement); i++) {
           const f = contactFields(i);
           const ms = EPOCH_MS + i;
@@ -65,10 +76,15 @@ export async function seedContacts(database: Database, org: SeededOrg, total: nu
             title: f.title, company: f.company, company_id: null, work_email: f.work_email, email_domain: f.work_email.split('@')[1],
             personal_email: null, phone: f.phone, linkedin_url: null, city: f.city, country: f.country, seniority: f.seniority,
             department: f.department, tags: JSON.stringify(f.tags), created_at: Math.floor(ms / 1000), updated_at: Math.floor(ms / 1000),
+            custom_fields: org.scoreFieldId ? JSON.stringify({ score: scoreOf(i) }) : null,
           });
+          if (org.scoreFieldId) {
+            values.push({ org_id: org.scope.orgId, mode: org.scope.mode, field_id: org.scoreFieldId, record_id: id, value_num: scoreOf(i), value_text: null, unique_value: null });
+          }
           onId?.(id, i);
         }
         await tx.insertInto('contacts').values(rows).execute();
+        if (values.length > 0) await tx.insertInto('field_values').values(values).execute();
       }
       await bumpCounter(tx, org.scope, 'contacts', end - start);
       for (const [listId, n] of members) {

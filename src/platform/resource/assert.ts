@@ -31,8 +31,10 @@ async function findMatch(r: Resource, w: WriteContext, input: Record<string, unk
     const value = key.normalize ? key.normalize(given) : given;
     if (!value) continue;
     keyed = true;
-    const row = await selectIn(w.tx, r.table as TenantTable, w.scope).selectAll().where(sql.ref(key.field), '=', value).orderBy(sql.ref('id')).executeTakeFirst();
-    if (row) return row as Row;
+    // The oldest record with the key, picked here: `order by id` (or `min(id)`) would let SQLite walk
+    // the tenant's ids in order instead of reading the key's index, a scan of the tenant.
+    const rows = await selectIn(w.tx, r.table as TenantTable, w.scope).selectAll().where(sql.ref(key.field), '=', value).execute() as Row[];
+    if (rows.length > 0) return rows.reduce((a, b) => (b.id < a.id ? b : a));
   }
   const custom = (input.custom_fields ?? {}) as Record<string, unknown>;
   if (match && custom[match.name] !== undefined && custom[match.name] !== null) {
