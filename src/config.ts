@@ -16,6 +16,8 @@ export interface Config {
   /** `inline`: this process also runs background jobs; `off`: API only (see src/worker.ts). */
   workers: 'inline' | 'off';
   workerConcurrency: number;
+  /** CPU priority a worker-only process lowers itself to (0–19), so that API processes on the same machine come first. */
+  workerNice: number;
   jobLeaseSeconds: number;
   jobRetentionHours: number;
   /** Let outbound calls (webhooks) reach loopback, private and link-local addresses. */
@@ -69,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const workerNice = int(env, 'WORKER_NICE', 10, 0);
+  if (workerNice > 19) throw new ConfigError('WORKER_NICE must be between 0 and 19');
   const workers = env.WORKERS || 'inline';
   if (workers !== 'inline' && workers !== 'off') throw new ConfigError('WORKERS must be inline or off');
   return Object.freeze({
@@ -85,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15000, 10),
     workers,
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    workerNice,
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2),
     jobRetentionHours: int(env, 'JOB_RETENTION_HOURS', 72, 1),
     outboundAllowPrivate: bool(env, 'OUTBOUND_ALLOW_PRIVATE'),
@@ -94,4 +99,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
   });
+}
+
+/** The configuration of a process that is starting: on a configuration error, says so and exits 2. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Configuration error: ${error.message}`);
+    process.exit(2);
+  }
 }

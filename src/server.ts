@@ -1,19 +1,10 @@
 // Starts the service: configuration, store, migrations, listen; on SIGTERM or SIGINT it stops
 // taking connections, lets in-flight requests finish, ends live streams and closes the store.
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const app = await buildApp({ config });
   let stopping = false;
   const stop = (signal: string) => {

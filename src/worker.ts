@@ -1,26 +1,25 @@
 // A process that only runs background jobs and schedules (`npm run worker`): the same code as the
 // in-process workers of `npm start`, without HTTP. Any number of them may share one PostgreSQL with
-// any number of API processes (WORKERS=off). On SIGTERM or SIGINT running jobs finish (up to 5 s)
+// any number of API processes (WORKERS=off). It runs at a lower CPU priority (WORKER_NICE, 10 by
+// default) so that, on a machine it shares with API processes, requests come first. On SIGTERM or SIGINT running jobs finish (up to 5 s)
 // and the rest go back to the queue for another worker.
+import { setPriority } from 'node:os';
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const log = pino({ level: config.logLevel });
+  // Background work yields the CPU to API processes of the same machine; it takes what they leave.
+  try {
+    setPriority(config.workerNice);
+  } catch (error) {
+    log.warn({ err: { message: (error as Error).message } }, 'could not lower the worker\'s CPU priority');
+  }
   const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   await migrateToLatest(database);
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });

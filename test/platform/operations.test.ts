@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import type { FastifyInstance } from 'fastify';
@@ -166,5 +166,39 @@ describe('graceful shutdown', () => {
     } finally {
       if (server.exitCode === null) server.kill('SIGKILL');
     }
+  }, 30_000);
+});
+
+describe('worker processes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rds-worker-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const worker = (env: Record<string, string>) => {
+    const url = isPostgres() ? databaseUrl() : `sqlite:${join(dir, 'worker.db')}`;
+    const child = spawn(process.execPath, ['src/worker.ts'], { env: { ...process.env, DATABASE_URL: url, REDIS_URL: '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return { child, exited, output: () => output };
+  };
+
+  it('run below the priority of API processes, and refuse a priority out of range', async () => {
+    const w = worker({});
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!w.output().includes('"worker started"')) {
+        if (Date.now() > deadline || w.child.exitCode !== null) throw new Error(`worker did not start:\n${w.output()}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(getPriority(w.child.pid)).toBe(Math.max(10, getPriority()));
+      w.child.kill('SIGTERM');
+      expect(await w.exited).toBe(0);
+    } finally {
+      if (w.child.exitCode === null) w.child.kill('SIGKILL');
+    }
+
+    const bad = worker({ WORKER_NICE: '20' });
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toContain('Configuration error: WORKER_NICE must be between 0 and 19');
   }, 30_000);
 });
