@@ -12,13 +12,14 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { OutboundClient } from '../outbound.ts';
 import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind } from './kinds.ts';
-import { claimJobs, extendLeases, jobKey, releaseJobs, type JobOutcome, type JobRow, type SettledJob } from './queue.ts';
+import { claimJobs, extendLeases, jobKey, releaseJobs, type JobRow, type SettledJob } from './queue.ts';
 import { OutcomeQueue } from './settler.ts';
 
 const MIN_IDLE_MS = 25;
 
 const info = (job: JobRow): JobInfo => ({ id: job.id, orgId: job.org_id, mode: job.mode, attempt: Number(job.attempts) });
 const MAX_IDLE_MS = 1000;
+const CLAIM_GATHER_MS = 5;
 
 export interface RunnerOptions {
   database: Database;
@@ -32,8 +33,10 @@ export class JobRunner {
   readonly #o: RunnerOptions;
   readonly #kinds: Map<string, JobKind<never>>;
   readonly #id = randomBytes(6).toString('hex');
-  /** Running jobs by `org/mode/id`, with the lease token of the claim that took them. */
+  /** Jobs claimed and not yet settled, by `org/mode/id`, with the lease token of their claim. */
   readonly #running = new Map<string, { token: string; done: Promise<void> }>();
+  /** Jobs whose handler is running: the slots of WORKER_CONCURRENCY in use. */
+  #handling = 0;
   /** Running jobs per concurrency key; a key at `#perKey` is left out of claims. */
   readonly #keys = new Map<string, number>();
   readonly #perKey: number;
@@ -43,6 +46,7 @@ export class JobRunner {
   #claims = 0;
   #stopping = false;
   #wakeUp: (() => void) | undefined;
+  #gather: NodeJS.Timeout | undefined;
   #woken = false;
   #loop: Promise<void> | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -71,6 +75,18 @@ export class JobRunner {
     this.#wakeUp?.();
   };
 
+  /**
+   * A slot came free: claim after a few milliseconds, with the slots that free up meanwhile, so that
+   * jobs finishing one by one are replaced a batch per claim rather than one claim (a statement and,
+   * on SQLite, a commit) each.
+   */
+  #wakeSoon(): void {
+    this.#gather ??= setTimeout(() => {
+      this.#gather = undefined;
+      this.wake();
+    }, CLAIM_GATHER_MS);
+  }
+
   /** Jobs running in this process now. */
   get active(): number {
     return this.#running.size;
@@ -82,6 +98,7 @@ export class JobRunner {
     this.#stopping = true;
     this.wake();
     clearInterval(this.#heartbeat);
+    clearTimeout(this.#gather);
     await this.#loop;
     const finished = Promise.allSettled([...this.#running.values()].map((r) => r.done));
     let timer: NodeJS.Timeout | undefined;
@@ -97,7 +114,9 @@ export class JobRunner {
     let idle = MIN_IDLE_MS;
     while (!this.#stopping) {
       this.#woken = false;
-      const free = this.#o.config.workerConcurrency - this.#running.size;
+      // Outcomes waiting for their commit hold no slot, but no more than a second round of them.
+      const concurrency = this.#o.config.workerConcurrency;
+      const free = Math.min(concurrency - this.#handling, 2 * concurrency - this.#running.size);
       let claimed: JobRow[] = [];
       if (free > 0) {
         try {
@@ -156,24 +175,32 @@ export class JobRunner {
   #start(job: JobRow, loaded: unknown): void {
     const key = jobKey(job);
     const group = job.concurrency_key;
+    this.#handling++;
     if (group !== null) this.#keys.set(group, (this.#keys.get(group) ?? 0) + 1);
-    const done = this.#execute(job, loaded).finally(() => {
-      this.#running.delete(key);
-      if (group !== null) {
-        const left = this.#keys.get(group)! - 1;
-        if (left === 0) this.#keys.delete(group);
-        else this.#keys.set(group, left);
+    const done = (async () => {
+      let settled: SettledJob | undefined;
+      try {
+        settled = await this.#attempt(job, loaded);
+      } finally {
+        // The slot is free once the handler is done: the next jobs run while this outcome commits.
+        this.#handling--;
+        if (group !== null) {
+          const left = this.#keys.get(group)! - 1;
+          if (left === 0) this.#keys.delete(group);
+          else this.#keys.set(group, left);
+        }
+        this.#wakeSoon();
       }
-      this.wake();
-    });
+      if (settled) await this.#outcomes.settle(settled);
+    })().finally(() => this.#running.delete(key));
     this.#running.set(key, { token: job.lease_token!, done });
   }
 
-  async #execute(job: JobRow, loaded: unknown): Promise<void> {
+  /** Runs the job's handler; its outcome, or undefined when the job was released at shutdown. */
+  async #attempt(job: JobRow, loaded: unknown): Promise<SettledJob | undefined> {
     const kind = this.#kinds.get(job.kind);
     const attempt = Number(job.attempts);
     const writes: SettledJob['writes'] = [];
-    let outcome: JobOutcome = { status: 'succeeded' };
     try {
       if (!kind) throw new PermanentJobError(`No handler for job kind ${job.kind}`);
       await kind.run(JSON.parse(job.payload) as never, {
@@ -181,16 +208,16 @@ export class JobRunner {
         job: info(job), loaded: loaded as never, signal: this.#abort.signal,
         settle: (write) => void writes.push(write),
       });
+      return { job, outcome: { status: 'succeeded' }, writes };
     } catch (error) {
-      if (this.#abort.signal.aborted) return; // released at shutdown; the next worker runs it
+      if (this.#abort.signal.aborted) return undefined; // released at shutdown; the next worker runs it
       const message = error instanceof Error ? error.message : String(error);
       const max = Number(job.max_attempts) || DEFAULT_MAX_ATTEMPTS;
       const retry = !(error instanceof PermanentJobError) && attempt < max;
       const delay = !retry ? 0 : error instanceof RetryLater ? error.delayMs : (kind?.backoff ?? fullJitter)(attempt, this.#o.config);
       this.#o.log.warn({ job: job.id, kind: job.kind, attempt, retry, err: { message } }, 'job failed');
-      outcome = { status: retry ? 'failed' : 'dead', error: message, runAt: Date.now() + delay };
+      return { job, outcome: { status: retry ? 'failed' : 'dead', error: message, runAt: Date.now() + delay }, writes };
     }
-    await this.#outcomes.settle({ job, outcome, writes });
   }
 
   /** PostgreSQL: a connection that LISTENs on `jobs`, reconnecting after a lost connection. */
