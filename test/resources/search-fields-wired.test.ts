@@ -26,4 +26,40 @@ describe('search by custom fields defined through the API', () => {
     const unknown = await search({ filters: [{ field: 'custom_fields.nope', operator: 'eq', value: 1 }] });
     expect(unknown.statusCode).toBe(400);
   });
+
+  it('walks a sort by one custom number field in the order of its values, past many value rows, then the records without one', async () => {
+    const t = await tenant(app);
+    expect((await t.live.post('/v1/fields', { object: 'companies', name: 'rank', data_type: 'number' })).statusCode).toBe(201);
+    // 500 companies: ranks with many ties, none on every tenth, and one in twenty-five in FR.
+    const made: Array<{ id: string; rank: number | null; fr: boolean }> = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const records = Array.from({ length: 100 }, (_, j) => {
+        const i = batch * 100 + j;
+        return { name: `Ranked ${i}`, domain: `ranked${i}.example`, country: i % 25 === 0 ? 'FR' : 'GB', ...(i % 10 === 0 ? {} : { custom_fields: { rank: i % 37 } }) };
+      });
+      const res = await t.live('PUT', '/v1/companies/assert/batch', { records });
+      expect(res.statusCode, res.body).toBe(200);
+      for (const r of res.json().data.results) made.push({ id: r.id, rank: records[r.index].custom_fields?.rank ?? null, fr: records[r.index].country === 'FR' });
+    }
+    const order = (direction: 'asc' | 'desc') => (a: (typeof made)[number], b: (typeof made)[number]) =>
+      a.rank === b.rank ? (a.id < b.id ? 1 : -1) : a.rank === null ? 1 : b.rank === null ? -1 : (a.rank - b.rank) * (direction === 'asc' ? 1 : -1);
+    const walk = async (body: object, limit: number) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await t.live.post('/v1/search/companies', { ...body, limit, ...(cursor ? { cursor } : {}) });
+        expect(res.statusCode, res.body).toBe(200);
+        ids.push(...res.json().data.map((c: { id: string }) => c.id));
+        cursor = res.json().next_cursor;
+      } while (cursor);
+      return ids;
+    };
+    for (const direction of ['asc', 'desc'] as const) {
+      const sort = [{ field: 'custom_fields.rank', direction }];
+      expect(await walk({ sort }, 70)).toEqual([...made].sort(order(direction)).map((c) => c.id));
+      // A filter that keeps one candidate in twenty-five: several reads of value rows per page.
+      const fr = { sort, filters: [{ field: 'country', operator: 'eq', value: 'FR' }] };
+      expect(await walk(fr, 7)).toEqual(made.filter((c) => c.fr).sort(order(direction)).map((c) => c.id));
+    }
+  });
 });

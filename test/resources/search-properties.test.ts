@@ -25,7 +25,8 @@ let records: Rec[] = [];
 
 beforeAll(async () => {
   c = (await tenant(app)).live;
-  const rng = fc.sample(fc.array(fc.nat(1000), { minLength: 8, maxLength: 8 }), { numRuns: 36, seed: 7 });
+  expect((await c.post('/v1/fields', { object: 'companies', name: 'score', data_type: 'number' })).statusCode).toBe(201);
+  const rng = fc.sample(fc.array(fc.nat(1000), { minLength: 9, maxLength: 9 }), { numRuns: 36, seed: 7 });
   for (const [i, r] of rng.entries()) {
     const body = {
       name: NAMES[r[0] % NAMES.length],
@@ -36,18 +37,22 @@ beforeAll(async () => {
       employee_count: r[5] % 5 === 0 ? null : r[5] % 7,
       annual_revenue: r[6] % 4 === 0 ? null : (r[6] % 5) * 1000,
       tags: TAGS.filter((_, k) => (r[7] >> k) & 1),
+      // A custom number with ties, unset on a quarter of the records.
+      ...(r[8] % 4 === 0 ? {} : { custom_fields: { score: r[8] % 6 } }),
     };
     const res = await c.post('/v1/companies', body);
     expect(res.statusCode, res.body).toBe(201);
   }
-  records = (await c.get('/v1/companies?limit=200')).json().data;
+  records = (await c.get('/v1/companies?limit=200')).json().data
+    .map((r: Rec & { custom_fields: { score?: number } }) => ({ ...r, [SCORE]: r.custom_fields.score ?? null }));
 });
 
 // ---- the model: what a request means, evaluated in memory ----
 
 const words = (s: string) => s.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 const SEARCHED = ['name', 'domain', 'industry', 'description'];
-const TYPES: Record<string, 'text' | 'number' | 'tags'> = { name: 'text', domain: 'text', industry: 'text', country: 'text', description: 'text', employee_count: 'number', annual_revenue: 'number', created_at: 'number', tags: 'tags' };
+const SCORE = 'custom_fields.score';
+const TYPES: Record<string, 'text' | 'number' | 'tags'> = { name: 'text', domain: 'text', industry: 'text', country: 'text', description: 'text', employee_count: 'number', annual_revenue: 'number', created_at: 'number', tags: 'tags', [SCORE]: 'number' };
 
 function holds(rec: Rec, f: Filter): boolean {
   const v = rec[f.field] as never;
@@ -125,7 +130,7 @@ const request = fc.record({
   filter_groups: fc.option(fc.array(fc.array(anyFilter, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
   q: fc.option(fc.constantFrom('acme', 'ac', 'labs', 'gamma ray', 'soft', 'rocket', 'd1', 'example', 'build rock', 'zzz', 'Omega 9'), { nil: undefined }),
 }, { requiredKeys: ['filters'] });
-const sorts = fc.uniqueArray(fc.record({ field: fc.constantFrom('name', 'industry', 'country', 'employee_count', 'annual_revenue', 'created_at'), direction: fc.constantFrom('asc' as const, 'desc' as const) }), { maxLength: 3, selector: (s) => s.field });
+const sorts = fc.uniqueArray(fc.record({ field: fc.constantFrom('name', 'industry', 'country', 'employee_count', 'annual_revenue', 'created_at', SCORE), direction: fc.constantFrom('asc' as const, 'desc' as const) }), { maxLength: 3, selector: (s) => s.field });
 
 const clean = <T extends object>(o: T) => JSON.parse(JSON.stringify(o)) as T;
 

@@ -139,7 +139,7 @@ export interface CompiledSearch {
   /** The tenant's matching rows (not yet paged or ordered). */
   where: RawBuilder<SqlBool>[];
   /** Sort keys (value expression and direction), then the id. */
-  keys: Array<{ expr: RawBuilder<unknown>; direction: 'asc' | 'desc'; type: ValueType }>;
+  keys: Array<{ expr: RawBuilder<unknown>; direction: 'asc' | 'desc'; type: ValueType; custom?: SearchField['custom'] }>;
 }
 
 /** Checks and compiles a search request of `r` for the tenant. */
@@ -159,7 +159,7 @@ export async function compileSearch(r: Resource, db: Kysely<DB>, dialect: Dialec
     const value = valueOf(ctx.table, f);
     // Text sorts ignore case; PostgreSQL compares in code-point order like SQLite, whatever its locale.
     const expr = f.type === 'text' || f.type === 'enum' ? (dialect === 'postgres' ? sql`(lower(${value}) collate "C")` : sql`lower(${value})`) : value;
-    return { expr, direction: s.direction ?? 'asc', type: f.type };
+    return { expr, direction: s.direction ?? 'asc', type: f.type, custom: f.custom };
   });
   return { where, keys };
 }
@@ -203,8 +203,61 @@ export function parseKey(c: CompiledSearch, raw: string | number): unknown[] {
   return key as unknown[];
 }
 
+type PageRequest = { after?: unknown[]; offset: number; take: number };
+type Page = Array<{ row: Record<string, unknown> & { id: string }; key: string }>;
+
 /** One page of the search: rows with their sort key (`key`) in order, after `after` when given. */
-export async function searchPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: { after?: unknown[]; offset: number; take: number }) {
+export async function searchPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest): Promise<Page> {
+  const [k, more] = c.keys;
+  if (k?.custom?.valueColumn === 'value_num' && !more && page.offset === 0) {
+    const indexed = await indexedPage(r, db, scope, c, page);
+    if (indexed) return indexed;
+  }
+  return scannedPage(r, db, scope, c, page);
+}
+
+/** Value rows read per step of an indexed page, and the most read before it gives up for a scan. */
+const CANDIDATES = 200;
+const MAX_CANDIDATES = 5000;
+
+/**
+ * A page sorted by one custom number field, read in the order of its value index: the next value
+ * rows after the cursor, then those of their records that match the search, until the page is full.
+ * The cost follows the page, not the tenant, at any depth. Records without a value come last (by id,
+ * newest first), through the scanning path. Undefined when the search's filters keep so few of the
+ * candidates that a scan of the matching rows is cheaper.
+ */
+async function indexedPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest): Promise<Page | undefined> {
+  const k = c.keys[0];
+  const out: Page = [];
+  let after = page.after;
+  let read = 0;
+  while (after?.[0] !== null && out.length < page.take) {
+    if (read >= MAX_CANDIDATES) return undefined;
+    let values = selectIn(db, 'field_values', scope).select(['record_id', 'value_num']).where('field_id', '=', k.custom!.id).where('value_num', 'is not', null);
+    if (after) {
+      const [v, id] = after as [number, string];
+      values = values.where((eb) => eb.or([eb('value_num', k.direction === 'asc' ? '>' : '<', v), eb.and([eb('value_num', '=', v), eb('record_id', '<', id)])]));
+    }
+    const candidates = await values.orderBy('value_num', k.direction).orderBy('record_id', 'desc').limit(CANDIDATES).execute();
+    read += candidates.length;
+    if (candidates.length > 0) {
+      const rows = await matching(r, db, scope, c).selectAll().where(sql.ref(`${r.table}.id`), 'in', candidates.map((v) => v.record_id)).execute() as Array<Page[number]['row']>;
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      for (const v of candidates) {
+        const row = byId.get(v.record_id);
+        if (row && out.length < page.take) out.push({ row, key: JSON.stringify([Number(v.value_num), row.id]) });
+      }
+      const last = candidates[candidates.length - 1];
+      after = [Number(last.value_num), last.record_id];
+    }
+    if (candidates.length < CANDIDATES) after = [null, '~']; // every value read: the records without one follow
+  }
+  if (out.length < page.take) out.push(...await scannedPage(r, db, scope, c, { after: after ?? [null, '~'], offset: 0, take: page.take - out.length }));
+  return out;
+}
+
+async function scannedPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest): Promise<Page> {
   let q = matching(r, db, scope, c).selectAll();
   for (const [i, k] of c.keys.entries()) q = q.select(k.expr.as(`sort_key_${i}`) as never);
   if (page.after) q = q.where(afterKey(r.table, c, page.after));
