@@ -5,7 +5,7 @@
 // event, no `updated_at` move.
 import { sql } from 'kysely';
 import { canonicalJson } from '../canonical-json.ts';
-import { AppError, validationError } from '../errors.ts';
+import { AppError, badRequest, validationError } from '../errors.ts';
 import type { WriteContext } from '../write.ts';
 import { checkValue, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
@@ -14,8 +14,14 @@ import { selectIn, type TenantTable } from './tenancy.ts';
 
 export type AssertAction = 'created' | 'updated' | 'noop';
 
-/** The unique custom field named by `?match=`, or 422 naming the parameter. */
+/**
+ * The unique custom field named by `?match=`, or 422 naming the parameter. A resource without natural
+ * keys (`assert.keys` empty) matches only on it: without `?match=` the answer is 400 naming it.
+ */
 export async function matchField(r: Resource, w: WriteContext, match: string | undefined): Promise<FieldDefinition | undefined> {
+  if (match === undefined && r.assert!.keys.length === 0) {
+    throw badRequest(`match is required: ${r.plural} have no natural key, so an assert matches on a unique custom field named by ?match=<field>`);
+  }
   if (match === undefined) return undefined;
   const def = (await fieldDefinitions(w.tx, w.scope, r.plural)).find((d) => d.name === match);
   if (!def || !def.unique) throw validationError([{ loc: ['query', 'match'], msg: `match must name a unique custom field of ${r.plural}`, type: 'value_error' }]);
@@ -85,5 +91,7 @@ export async function assertRecord(r: Resource, w: WriteContext, input: Record<s
   if (!found) return { action: 'created', record: await createRecord(r, w, input) };
   const changes = await changesOf(r, w, found, input);
   if (Object.keys(changes).length === 0) return { action: 'noop', record: await presentOne(r, w.tx, w.scope, found) };
-  return { action: 'updated', record: await updateRecord(r, w, found.id, changes) };
+  // The definition's instructions (`inputs`, e.g. `force`) go with the changes to the same write path.
+  const instructions = Object.fromEntries(Object.entries(input).filter(([name]) => !r.fields[name] && Object.hasOwn(r.inputs?.update ?? {}, name)));
+  return { action: 'updated', record: await updateRecord(r, w, found.id, { ...changes, ...instructions }) };
 }
