@@ -83,7 +83,8 @@ async function refuseLinked(w: WriteContext, stageIds: string[], what: string): 
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   const stages = await stagesOf(w.tx, w.scope, [row.id]);
   await refuseLinked(w, stages.map((s) => s.id), 'The pipeline');
-  await deleteIn(w.tx, 'checklist_stages', w.scope).where('pipeline_id', '=', row.id).execute();
+  // Queued to the end of the write: the `pipeline.deleted` event shows the stages as they were.
+  w.later(deleteIn(w.tx, 'checklist_stages', w.scope).where('pipeline_id', '=', row.id));
 }
 
 /** A complete methodology made from a built-in template. */
