@@ -37,7 +37,10 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
     const tags = [r.tag];
     const config = { messages: r.routes?.messages ?? {} };
     const querystring = Type.Object({
-      match: Type.Optional(Str({ maxLength: 63, description: keys ? `A unique custom field of ${r.plural} to match on after ${keys}` : `The unique custom field of ${r.plural} to match on; required`, examples: ['external_id'] })),
+      // Required when there is no natural key: a missing one is the 400 of a missing query parameter.
+      match: keys
+        ? Type.Optional(Str({ maxLength: 63, description: `A unique custom field of ${r.plural} to match on after ${keys}`, examples: ['external_id'] }))
+        : Str({ maxLength: 63, description: `The unique custom field of ${r.plural} to match on; required (${r.plural} have no natural key)`, examples: ['external_id'] }),
     }, { additionalProperties: false });
     const validate = validatorCompiler({ schema: r.schemas.create, httpPart: 'body', method: 'PUT', url: `/${r.plural}/assert/batch` }) as ((v: unknown) => boolean) & { errors?: never[] };
 

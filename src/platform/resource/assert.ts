@@ -5,7 +5,7 @@
 // event, no `updated_at` move.
 import { sql } from 'kysely';
 import { canonicalJson } from '../canonical-json.ts';
-import { AppError, badRequest, validationError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
 import type { WriteContext } from '../write.ts';
 import { checkValue, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
@@ -15,13 +15,10 @@ import { selectIn, type TenantTable } from './tenancy.ts';
 export type AssertAction = 'created' | 'updated' | 'noop';
 
 /**
- * The unique custom field named by `?match=`, or 422 naming the parameter. A resource without natural
- * keys (`assert.keys` empty) matches only on it: without `?match=` the answer is 400 naming it.
+ * The unique custom field named by `?match=`, or 422 naming the parameter. (A resource without natural
+ * keys, `assert.keys` empty, matches only on it: its routes require the parameter.)
  */
 export async function matchField(r: Resource, w: WriteContext, match: string | undefined): Promise<FieldDefinition | undefined> {
-  if (match === undefined && r.assert!.keys.length === 0) {
-    throw badRequest(`match is required: ${r.plural} have no natural key, so an assert matches on a unique custom field named by ?match=<field>`);
-  }
   if (match === undefined) return undefined;
   const def = (await fieldDefinitions(w.tx, w.scope, r.plural)).find((d) => d.name === match);
   if (!def || !def.unique) throw validationError([{ loc: ['query', 'match'], msg: `match must name a unique custom field of ${r.plural}`, type: 'value_error' }]);
