@@ -226,6 +226,50 @@ export interface DealsTable extends Tenant {
   updated_at: number;
 }
 
+export interface ChecklistPipelinesTable extends Tenant {
+  id: string;
+  name: string;
+  description: string | null;
+  /** The built-in template it was made from (`meddpicc`, `bant`, `spiced`), else null. */
+  template: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChecklistStagesTable extends Tenant {
+  id: string;
+  pipeline_id: string;
+  name: string;
+  position: number;
+  stage_type: string;
+  /** JSON arrays of evidence keys. */
+  required_elements: unknown;
+  recommended_elements: unknown;
+  /** JSON object: channel → script. */
+  channel_scripts: unknown;
+  exit_criteria: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EvidenceKeysTable extends Tenant {
+  id: string;
+  key: string;
+  title: string;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DealEvidenceTable extends Tenant {
+  deal_id: string;
+  key: string;
+  note: string | null;
+  source: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Background work: see src/platform/jobs/. Times are milliseconds. */
 export interface JobsTable extends Tenant {
   id: string;
@@ -346,6 +390,10 @@ export interface DB {
   deal_contacts: DealContactsTable;
   deal_stage_history: DealStageHistoryTable;
   deal_stage_totals: DealStageTotalsTable;
+  deal_evidence: DealEvidenceTable;
+  checklist_pipelines: ChecklistPipelinesTable;
+  checklist_stages: ChecklistStagesTable;
+  evidence_keys: EvidenceKeysTable;
   agency_links: AgencyLinksTable;
   agency_grants: AgencyGrantsTable;
   jobs: JobsTable;

@@ -49,6 +49,7 @@ export const ErrorBody = Type.Object(
       examples: ['Contact not found'],
     }),
     type: Type.Optional(Type.String({ description: 'Error type; `bad_request` for cursor errors', examples: ['bad_request'] })),
+    missing: Type.Optional(Type.Array(Type.String(), { description: 'On the 409 of a deal entering a stage without the evidence it requires: the missing evidence keys', examples: [['budget_confirmed']] })),
   },
   { description: 'Error' },
 );

@@ -13,6 +13,8 @@ import { agencyClientRoutes } from './agency/clients.routes.ts';
 import { agencyGrantRoutes } from './agency/grants.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { campaigns } from './campaigns/campaigns.resource.ts';
+import { checklistPipelines } from './checklists/checklists.resource.ts';
+import { checklistRoutes } from './checklists/checklists.routes.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companies } from './companies/companies.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
@@ -45,6 +47,7 @@ export const groups: Group[] = [
   resource(lists, listRoutes),
   resource(campaigns, campaignRoutes),
   resource(deals, dealRoutes),
+  resource(checklistPipelines, checklistRoutes),
   {
     prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
     routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],

@@ -200,8 +200,9 @@ describe('sandbox reset and live streams', () => {
         req.end();
       });
       const reset = (await t.test.post('/v1/sandbox/reset')).json().data;
-      // …and the default pipeline, each deal and the contact put on it.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals;
+      // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
+      // link from the Proposal stage and the six pieces of evidence on two deals.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
-import { bodySchema, fill, guarded, loadApi, queryParams, type ApiRoute } from './support/api.ts';
+import { bodySchema, fill, fillRoute, guarded, loadApi, queryParams, type ApiRoute } from './support/api.ts';
 import { freshOrg, send, type Actor } from './support/actors.ts';
 import { bodyFor, make, paramsFor, referenceValue } from './support/factories.ts';
 import { figures, reportFigures } from './support/figures.ts';
@@ -49,7 +49,8 @@ async function fixture(route: ApiRoute) {
   const owner = org.live;
   for (const r of guarded(api)) await paramsFor(api, owner, r);
   const params = await paramsFor(api, owner, route);
-  return { owner, url: fill(route.url, params) };
+  // Writes carry their required query parameters (`?match=` of a deal assert); reads get theirs from the walk.
+  return { owner, url: route.method === 'GET' ? fill(route.url, params) : fillRoute(route, params) };
 }
 
 /**

@@ -245,8 +245,8 @@ describe('cursors, idempotency keys and ids in bodies and filters', () => {
         const missing = Array.isArray(foreign) ? foreign.map(absentLike) : absentLike(foreign);
         const params = await paramsFor(api, b.live, route);
         const base = (await bodyFor(api, b.live, route)) as Record<string, unknown>;
-        const seen = await b.live.call(route.method, fill(route.url, params), { body: { ...base, [field]: foreign } });
-        const none = await b.live.call(route.method, fill(route.url, params), { body: { ...base, [field]: missing } });
+        const seen = await b.live.call(route.method, fillRoute(route, params), { body: { ...base, [field]: foreign } });
+        const none = await b.live.call(route.method, fillRoute(route, params), { body: { ...base, [field]: missing } });
         expect(seen.status, `${label(route)} with A's ${field} → ${seen.body}`).toBe(404);
         expect(seen.body, `${label(route)} with A's ${field}`).toBe(none.body);
         bodyChecks++;
@@ -258,7 +258,9 @@ describe('cursors, idempotency keys and ids in bodies and filters', () => {
         const seen = await b.live.call('GET', `${fill(route.url, params)}?${param.name}=${foreign}`);
         const none = await b.live.call('GET', `${fill(route.url, params)}?${param.name}=${absentLike(foreign)}`);
         expect(seen.status, `${label(route)}?${param.name}=A's → ${seen.body}`).toBe(none.status);
-        expect(seen.body, `${label(route)}?${param.name}=A's`).toBe(none.body);
+        // A cursor is bound to the filters it pages, so the two differ by construction; all else must not.
+        const uncursored = (body: string) => body.replace(/"next_cursor":"[^"]*"/g, '"next_cursor":"…"');
+        expect(uncursored(seen.body), `${label(route)}?${param.name}=A's`).toBe(uncursored(none.body));
         filterChecks++;
       }
     }

@@ -33,10 +33,14 @@ const count = (description: string) => Type.Integer({ minimum: 0, description, e
 export function assertRoutes(r: Resource): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
     const keys = r.assert!.keys.map((k) => `\`${k.field}\``).join(', then ');
+    const matching = keys ? `by ${keys}, then \`?match=\`` : `by \`?match=\` only (${r.plural} have no natural key: without it the answer is 400 naming the parameter)`;
     const tags = [r.tag];
     const config = { messages: r.routes?.messages ?? {} };
     const querystring = Type.Object({
-      match: Type.Optional(Str({ maxLength: 63, description: `A unique custom field of ${r.plural} to match on after ${keys}`, examples: ['external_id'] })),
+      // Required when there is no natural key: a missing one is the 400 of a missing query parameter.
+      match: keys
+        ? Type.Optional(Str({ maxLength: 63, description: `A unique custom field of ${r.plural} to match on after ${keys}`, examples: ['external_id'] }))
+        : Str({ maxLength: 63, description: `The unique custom field of ${r.plural} to match on; required (${r.plural} have no natural key)`, examples: ['external_id'] }),
     }, { additionalProperties: false });
     const validate = validatorCompiler({ schema: r.schemas.create, httpPart: 'body', method: 'PUT', url: `/${r.plural}/assert/batch` }) as ((v: unknown) => boolean) & { errors?: never[] };
 
@@ -44,7 +48,7 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
       config,
       schema: {
         tags, summary: `Assert ${withArticle(r.name)}`,
-        description: `Creates ${withArticle(r.name)}, or updates the one that matches by ${keys}, then \`?match=\`. Answers 201 with \`action: created\`, or 200 with \`updated\` or \`noop\` (nothing changed: no event, \`updated_at\` unchanged).`,
+        description: `Creates ${withArticle(r.name)}, or updates the one that matches ${matching}. Answers 201 with \`action: created\`, or 200 with \`updated\` or \`noop\` (nothing changed: no event, \`updated_at\` unchanged).`,
         querystring, body: r.schemas.create,
         response: {
           200: Type.Object({ data: r.schemas.record, action: ActionSchema }, { description: `The ${r.name}, updated or unchanged` }),

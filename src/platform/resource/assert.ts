@@ -14,7 +14,10 @@ import { selectIn, type TenantTable } from './tenancy.ts';
 
 export type AssertAction = 'created' | 'updated' | 'noop';
 
-/** The unique custom field named by `?match=`, or 422 naming the parameter. */
+/**
+ * The unique custom field named by `?match=`, or 422 naming the parameter. (A resource without natural
+ * keys, `assert.keys` empty, matches only on it: its routes require the parameter.)
+ */
 export async function matchField(r: Resource, w: WriteContext, match: string | undefined): Promise<FieldDefinition | undefined> {
   if (match === undefined) return undefined;
   const def = (await fieldDefinitions(w.tx, w.scope, r.plural)).find((d) => d.name === match);
@@ -87,5 +90,7 @@ export async function assertRecord(r: Resource, w: WriteContext, input: Record<s
   if (!found) return { action: 'created', record: await createRecord(r, w, input) };
   const changes = await changesOf(r, w, found, input);
   if (Object.keys(changes).length === 0) return { action: 'noop', record: await presentOne(r, w.tx, w.scope, found) };
-  return { action: 'updated', record: await updateRecord(r, w, found.id, changes) };
+  // The definition's instructions (`inputs`, e.g. `force`) go with the changes to the same write path.
+  const instructions = Object.fromEntries(Object.entries(input).filter(([name]) => !r.fields[name] && Object.hasOwn(r.inputs?.update ?? {}, name)));
+  return { action: 'updated', record: await updateRecord(r, w, found.id, { ...changes, ...instructions }) };
 }

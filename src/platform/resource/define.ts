@@ -42,7 +42,7 @@ export interface Hooks {
    */
   beforeWrite?(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void>;
   /** Runs after the row is written (or queued to be), before the event is recorded. */
-  afterWrite?(w: WriteContext, row: Row, ctx: { before?: Row }): Promise<void>;
+  afterWrite?(w: WriteContext, row: Row, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void>;
   /** Refuses or prepares a delete (`query` is the route's query string). */
   beforeDelete?(w: WriteContext, row: Row, query: Record<string, unknown>): Promise<void>;
   /** Adds the computed fields of the API form to a page of records, with one query for all of them. */
@@ -71,6 +71,11 @@ export interface ResourceDefinition {
   fields: Record<string, Field>;
   /** Fields answered but not stored: filled by `hooks.enrich`. */
   computed?: Record<string, TSchema>;
+  /**
+   * Optional members of the create or update body that are neither stored nor answered: instructions
+   * to the write (a `force` flag, the children of a new record), read by the hooks from `input`.
+   */
+  inputs?: { create?: Record<string, TSchema>; update?: Record<string, TSchema> };
   filters?: Record<string, FilterOp | FilterSpec>;
   /** Text fields of full-text search (`q`); a resource that has them gets `POST /v1/search/<plural>` (search.ts). */
   search?: string[];
@@ -153,8 +158,10 @@ export function defineResource(definition: ResourceDefinition): Resource {
   const optional = (f: Field) => Type.Optional(f.nullable ? Type.Union([f.input, Type.Null()]) : f.input);
   const create: Record<string, TSchema> = {};
   for (const [name, f] of writable) create[name] = f.required ? f.input : optional(f);
+  for (const [name, schema] of Object.entries(r.inputs?.create ?? {})) create[name] = Type.Optional(schema);
   const update: Record<string, TSchema> = {};
   for (const [name, f] of writable) if (!f.createOnly) update[name] = optional(f);
+  for (const [name, schema] of Object.entries(r.inputs?.update ?? {})) update[name] = Type.Optional(schema);
   const id = Type.String({ description: `Identifier of the ${r.name}`, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
   const record: Record<string, TSchema> = { id };
   for (const [name, f] of Object.entries(r.fields)) record[name] = f.output;

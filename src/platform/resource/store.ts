@@ -158,7 +158,7 @@ export async function createRecord(r: Resource, w: WriteContext, input: Record<s
     w.later(insert);
   }
   if (r.counter) w.count(r.counter, 1);
-  await r.hooks?.afterWrite?.(w, row as Row, {});
+  await r.hooks?.afterWrite?.(w, row as Row, { input });
   const record = await presentOne(r, w.tx, w.scope, row as Row);
   w.emit(resourceEvent(r.name, 'created'), record);
   return record;
@@ -168,8 +168,9 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, inp
   const before = await getRow(r, w.tx, w.scope, id);
   const old = await presentOne(r, w.tx, w.scope, before);
   const changes: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(input)) changes[name] = r.fields[name].toRow(value);
-  const changedRefs = Object.fromEntries(Object.entries(input).filter(([name, v]) => r.fields[name].ref && v !== before[name]));
+  // Members that are no field (the definition's `inputs`) reach the hooks through `input` only.
+  for (const [name, value] of Object.entries(input)) if (r.fields[name]) changes[name] = r.fields[name].toRow(value);
+  const changedRefs = Object.fromEntries(Object.entries(input).filter(([name, v]) => r.fields[name]?.ref && v !== before[name]));
   await checkRefs(r, w, changedRefs);
   if (r.customFields) await writeCustomFields(r, w, changes, input.custom_fields, before);
   await r.hooks?.beforeWrite?.(w, changes, { before, input });
@@ -178,7 +179,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, inp
   changes.updated_at = w.now;
   await updateIn(w.tx, table(r), w.scope).set(withoutComputed(r, changes) as never).where(sql.ref('id'), '=', id).execute();
   const after = { ...before, ...changes } as Row;
-  await r.hooks?.afterWrite?.(w, after, { before });
+  await r.hooks?.afterWrite?.(w, after, { before, input });
   const record = await presentOne(r, w.tx, w.scope, after);
   w.emit(resourceEvent(r.name, 'updated'), record, previous(old, input));
   return record;

@@ -10,6 +10,7 @@ import { STAGE_TYPES } from './pipelines.schemas.ts';
 const date = (description: string) => Str({ description, format: 'date', maxLength: 10, examples: ['2026-12-31'] });
 const amountBound = (description: string, example: number) => Type.Integer({ minimum: 0, maximum: 1e12, description, examples: [example] });
 const idQuery = (description: string, prefix: string) => Str({ description, maxLength: 64, examples: [`${prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
+const force = Type.Boolean({ description: 'Enter the stage even though the deal lacks evidence its linked checklist stage requires (else 409 with `missing`); recorded on the `deal.stage_changed` event. Not stored', examples: [true] });
 const amount = money({ description: 'Value of the deal in integer minor units of `currency` (cents for USD), at most 10^12', example: 4_500_000 });
 
 export const deals = defineResource({
@@ -30,6 +31,7 @@ export const deals = defineResource({
     source: text({ max: 200, description: 'Where the deal came from', example: 'inbound' }),
     tags: tags({ example: ['enterprise'] }),
   },
+  inputs: { create: { force }, update: { force } },
   computed: {
     weighted_amount: Nullable(Type.Integer({ description: 'amount × probability / 100, rounded; null without an amount; read-only', examples: [1_125_000] })),
   },
@@ -46,17 +48,21 @@ export const deals = defineResource({
     expected_close_before: { field: 'expected_close_date', op: 'lte', schema: date('Only deals expected to close on or before this day') },
     name: { op: 'contains', description: 'Name contains this text, case-insensitively' },
   },
+  search: ['name', 'owner', 'source'],
   counter: 'deals',
   listable: true,
-  ownedTables: ['deal_contacts', 'deal_stage_history', 'deal_stage_totals', 'deal_stages', 'deal_pipelines'],
+  customFields: true,
+  // Deals have no natural key: an assert matches only on a unique custom field (`?match=`).
+  assert: { keys: [] },
+  ownedTables: ['deal_evidence', 'deal_contacts', 'deal_stage_history', 'deal_stage_totals', 'deal_stages', 'deal_pipelines'],
   hooks: { beforeWrite, afterWrite, beforeDelete, enrich },
   routes: {
     docs: {
       list: { description: 'Lists deals, newest first, with an exact `total`. Filters combine: `pipeline_id`, `stage_id`, `status`, `company_id`, `contact_id`, `owner` (exact), `min_amount`, `max_amount` (minor units, inclusive), `expected_close_after`, `expected_close_before` (inclusive days), `name` (contains, case-insensitive), `list_id` (on a list of type deals).' },
-      create: { description: 'Creates a deal. Without `pipeline_id` and `stage_id` it goes to the first stage of the default pipeline; with only `pipeline_id`, to that pipeline\'s first stage; with only `stage_id`, to that stage\'s pipeline. A stage of another pipeline is 400; an unknown pipeline, stage or company is 404; a currency that is not ISO 4217 is 422. `status` and `closed_at` follow the stage\'s type.' },
-      update: { description: 'Changes the fields given. A new `stage_id` (of the deal\'s pipeline, or of the `pipeline_id` given) records `deal.stage_changed` and a stage-history row; a new `pipeline_id` alone moves the deal to that pipeline\'s first stage. Entering a won or lost stage sets `closed_at`, reopening clears it. An empty body is 400 `No fields to update`.' },
-      delete: { description: 'Deletes a deal with its stage history and contact links; it leaves its lists. Reading it afterwards is 404.' },
+      create: { description: 'Creates a deal. Without `pipeline_id` and `stage_id` it goes to the first stage of the default pipeline; with only `pipeline_id`, to that pipeline\'s first stage; with only `stage_id`, to that stage\'s pipeline. A stage of another pipeline is 400; an unknown pipeline, stage or company is 404; a currency that is not ISO 4217 is 422. `status` and `closed_at` follow the stage\'s type. A stage linked to a checklist stage with required evidence is 409 `{detail, missing}` (a new deal has no evidence) unless `force: true`, which records a `deal.stage_changed` event with `forced` and `bypassed`.' },
+      update: { description: 'Changes the fields given. A new `stage_id` (of the deal\'s pipeline, or of the `pipeline_id` given) records `deal.stage_changed` and a stage-history row; a new `pipeline_id` alone moves the deal to that pipeline\'s first stage. Entering a won or lost stage sets `closed_at`, reopening clears it. Entering a stage linked to a checklist stage whose required evidence the deal lacks is 409 `{detail, missing}` unless `force: true` (recorded on `deal.stage_changed` as `forced` and `bypassed`). An empty body (or `force` alone) is 400 `No fields to update`.' },
+      delete: { description: 'Deletes a deal with its stage history, evidence and contact links; it leaves its lists. Reading it afterwards is 404.' },
     },
-    errors: { create: [404], update: [404] },
+    errors: { create: [404, 409], update: [404, 409] },
   },
 });

@@ -1,5 +1,6 @@
 // The operations of deals beyond their CRUD (which comes from deals.resource.ts): the summary, the
-// stage history, the contacts on a deal and a contact's deals, and the pipelines (pipelines.routes.ts).
+// stage history, the contacts on a deal and a contact's deals, the evidence on a deal and its
+// checklist, and the pipelines (pipelines.routes.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -7,8 +8,10 @@ import { paginate } from '../../platform/pagination.ts';
 import { getRow } from '../../platform/resource/store.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import { Data, DeletedSchema, errorResponses, ListOf, Nullable, Str } from '../../platform/schemas.ts';
-import { mutate } from '../../platform/write.ts';
+import { mutate, respond } from '../../platform/write.ts';
+import { KEY_PATTERN } from '../checklists/checklists.schemas.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
+import { dealChecklist, putEvidence, removeEvidence } from './deal-evidence.ts';
 import { contactDealsPage, dealContactsPage, putDealContact, removeDealContact } from './deal-contacts.ts';
 import { deals } from './deals.resource.ts';
 import { PipelineQuery } from './pipelines.schemas.ts';
@@ -42,6 +45,51 @@ const LinkSchema = Type.Object({
 const RoleSchema = Type.Object({
   role: Type.Optional(Nullable(Str({ description: 'The contact\'s role on the deal; null clears it, omitted keeps it', maxLength: 100, examples: ['Decision maker'] }))),
 }, { additionalProperties: false, description: 'The contact\'s role on the deal' });
+
+const EvidenceSchema = Type.Object({
+  deal_id: Type.String({ description: 'The deal', examples: ['dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  key: Type.String({ description: 'The evidence key (of the evidence library)', examples: ['budget_confirmed'] }),
+  title: Type.String({ description: 'Title of the key in the library', examples: ['Budget confirmed'] }),
+  note: Nullable(Type.String({ description: 'What was learned, in words', examples: ['CFO approved 120k for this fiscal year'] })),
+  source: Nullable(Type.String({ description: 'Where it came from', examples: ['call'] })),
+  created_at: Type.Integer({ description: 'When the evidence was first recorded, unix seconds', examples: [1767225600] }),
+  updated_at: Type.Integer({ description: 'When its note or source last changed, unix seconds', examples: [1767225600] }),
+}, { description: 'Evidence on a deal' });
+
+const EvidenceInput = Type.Object({
+  key: Type.String({ pattern: KEY_PATTERN, maxLength: 63, description: 'A key of the evidence library (`GET /v1/pipelines/evidence-library`); unknown: 422 naming it', examples: ['budget_confirmed'] }),
+  note: Type.Optional(Nullable(Str({ description: 'What was learned, in words', maxLength: 2000, examples: ['CFO approved 120k for this fiscal year'] }))),
+  source: Type.Optional(Nullable(Str({ description: 'Where it came from: a call, an e-mail, a document, …', maxLength: 200, examples: ['call'] }))),
+}, { additionalProperties: false, description: 'Evidence to record on the deal' });
+
+const evidenceParams = Type.Object({ id: params.properties.id, key: Str({ description: 'The evidence key', maxLength: 63, examples: ['budget_confirmed'] }) });
+
+const ElementSchema = Type.Object({
+  key: Type.String({ description: 'The evidence key', examples: ['budget_confirmed'] }),
+  title: Type.String({ description: 'Its title in the library', examples: ['Budget confirmed'] }),
+  met: Type.Boolean({ description: 'True when the deal has this evidence', examples: [false] }),
+  evidence: Nullable(EvidenceSchema),
+}, { description: 'An element of a checklist stage, met or missing' });
+
+const StageChecklistSchema = Type.Object({
+  stage_id: Type.String({ description: 'The deal stage', examples: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  stage_name: Type.String({ description: 'Its name', examples: ['Proposal'] }),
+  checklist_stage_id: Nullable(Type.String({ description: 'The checklist stage it links; null without a link (nothing required)', examples: ['cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
+  checklist_stage_name: Nullable(Type.String({ description: 'Name of the checklist stage', examples: ['Validate'] })),
+  exit_criteria: Nullable(Type.String({ description: 'The checklist stage\'s exit criteria', examples: ['The economic buyer has seen the business case'] })),
+  channel_scripts: Type.Record(Type.String(), Type.String(), { description: 'The checklist stage\'s scripts by channel', examples: [{ call: 'Ask who signs.' }] }),
+  ready: Type.Boolean({ description: 'True when every required element is met (the deal may enter without force)', examples: [false] }),
+  missing: Type.Array(Type.String(), { description: 'The required keys not met', examples: [['budget_confirmed']] }),
+  required: Type.Array(ElementSchema, { description: 'Required elements' }),
+  recommended: Type.Array(ElementSchema, { description: 'Recommended elements' }),
+}, { description: 'What a stage asks of the deal' });
+
+const ChecklistSchema = Type.Object({
+  deal_id: Type.String({ description: 'The deal', examples: ['dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  current: StageChecklistSchema,
+  next: Nullable(StageChecklistSchema),
+  evidence: Type.Array(EvidenceSchema, { description: 'All evidence on the deal, by key' }),
+}, { description: 'The checklist of a deal: its stage and the next stage of its pipeline' });
 
 export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -109,6 +157,33 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       params: contactParams, response: { 200: Data(DeletedSchema('con', 'contact link'), 'The contact was removed from the deal'), ...errorResponses(404) },
     },
   }, (req, reply) => mutate(req, reply, 200, (w) => removeDealContact(w, req.params.id, req.params.contact_id)));
+
+  app.post('/deals/:id/evidence', {
+    schema: {
+      tags, summary: 'Record evidence on a deal',
+      description: 'Records evidence of a key of the evidence library on the deal (201, `deal.evidence_added`), or replaces the note and source of evidence it has (200, `deal.evidence_updated`). An unknown key is 422 naming it; unknown deal: 404 `Deal not found`.',
+      params, body: EvidenceInput, response: { 200: Data(EvidenceSchema, 'The evidence, updated'), 201: Data(EvidenceSchema, 'The evidence, recorded'), ...errorResponses(404) },
+    },
+  }, (req, reply) => respond(req, reply, async (w) => {
+    const { evidence, created } = await putEvidence(w, req.params.id, req.body);
+    return { status: created ? 201 : 200, payload: { data: evidence } };
+  }));
+
+  app.delete('/deals/:id/evidence/:key', {
+    schema: {
+      tags, summary: 'Remove evidence from a deal', description: 'Takes the evidence of `key` off the deal (`deal.evidence_removed`); the deal stays in its stage. Not on the deal: 404 `Evidence not found on this deal`.',
+      params: evidenceParams,
+      response: { 200: Data(Type.Object({ key: Type.String({ description: 'The evidence key removed', examples: ['budget_confirmed'] }), deleted: Type.Literal(true, { description: 'Always true' }) }), 'The evidence was removed'), ...errorResponses(404) },
+    },
+  }, (req, reply) => mutate(req, reply, 200, (w) => removeEvidence(w, req.params.id, req.params.key)));
+
+  app.get('/deals/:id/checklist', {
+    schema: {
+      tags, summary: 'Get the checklist of a deal',
+      description: 'For the deal\'s stage and the next stage of its pipeline (null after the last): the linked checklist stage, each required and recommended element met or missing with its evidence, `missing` and `ready` (whether the deal may enter without force); and all evidence on the deal.',
+      params, response: { 200: Data(ChecklistSchema, 'The checklist'), ...errorResponses(404) },
+    },
+  }, async (req) => ({ data: await dealChecklist(db(), req.scope, req.params.id) }));
 
   app.get('/contacts/:id/deals', {
     schema: {

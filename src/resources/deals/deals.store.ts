@@ -9,6 +9,7 @@ import { presentOne } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
+import { dropEvidence, missingEvidence, refuseEntry } from './deal-evidence.ts';
 import { deals } from './deals.resource.ts';
 import { defaultPipeline, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
 import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
@@ -58,28 +59,42 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
   row.pipeline_id = stage.pipeline_id;
   row.stage_id = stage.id;
   if (!before || before.stage_id !== stage.id) {
+    const missing = await missingEvidence(w, stage, before?.id);
+    if (missing.length > 0 && input.force !== true) refuseEntry(stage, missing);
     row.status = stage.stage_type;
     row.closed_at = closedAtFor(w, stage.stage_type, before ? String(before.status) : null, before?.closed_at);
   }
 }
 
-export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row }): Promise<void> {
-  const { before } = ctx;
+/** What a forced entry bypassed: the required evidence the deal lacked (none unless forced). */
+async function bypassed(w: WriteContext, row: Row, input: Record<string, unknown>, isNew: boolean): Promise<string[]> {
+  if (input.force !== true) return [];
+  const stage = await stageById(w, String(row.stage_id));
+  return missingEvidence(w, stage, isNew ? undefined : row.id);
+}
+
+export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
+  const { before, input } = ctx;
   if (!before) {
     await moveTotals(w, row, 1);
     await recordStageEntry(w, [row.id], String(row.pipeline_id), String(row.stage_id), true);
+    // A deal created by force into a stage it lacks evidence for: the bypass is on record.
+    const skipped = await bypassed(w, row, input, true);
+    if (skipped.length > 0) emitStageChanged(w, [await presentOne(deals, w.tx, w.scope, row)], null, { forced: true, bypassed: skipped });
     return;
   }
   await changeTotals(w, before, row);
   if (row.stage_id === before.stage_id) return;
   await recordStageEntry(w, [row.id], String(row.pipeline_id), String(row.stage_id), false);
-  emitStageChanged(w, [await presentOne(deals, w.tx, w.scope, row)], String(before.stage_id));
+  const entry = { forced: input.force === true, bypassed: await bypassed(w, row, input, false) };
+  emitStageChanged(w, [await presentOne(deals, w.tx, w.scope, row)], String(before.stage_id), entry);
 }
 
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   await moveTotals(w, row, -1);
   await deleteIn(w.tx, 'deal_stage_history', w.scope).where('deal_id', '=', row.id).execute();
   await deleteIn(w.tx, 'deal_contacts', w.scope).where('deal_id', '=', row.id).execute();
+  await dropEvidence(w, row.id);
 }
 
 /** Adds the probability a deal follows (its stage's, unless it set one) and its weighted amount. */

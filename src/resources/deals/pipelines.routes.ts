@@ -60,7 +60,7 @@ export async function pipelineRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(`${base}/:id/stages`, {
     schema: {
-      tags, summary: 'Add a stage to a deal pipeline', description: 'Adds a stage at the end of the pipeline (at most 50 stages: else 409). Reorder with `PUT …/stages/order`.',
+      tags, summary: 'Add a stage to a deal pipeline', description: 'Adds a stage at the end of the pipeline (at most 50 stages: else 409). Reorder with `PUT …/stages/order`. `checklist_stage_id` links a stage of a stage checklist pipeline (unknown: 404 `Checklist stage not found`).',
       params: s.PipelineParams, body: s.StageCreateSchema, response: { 201: Data(s.StageSchema, 'The created stage'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => mutate(req, reply, 201, (w) => store.addStage(w, req.params.id, req.body)));
@@ -76,7 +76,7 @@ export async function pipelineRoutes(fastify: FastifyInstance): Promise<void> {
   app.patch(`${base}/:id/stages/:stage_id`, {
     schema: {
       tags, summary: 'Update a stage of a deal pipeline',
-      description: 'Changes the fields given. A new `stage_type` changes the status of the stage\'s deals (closing them now, or reopening them); a new `probability` changes the weighted amounts of deals that follow it. An empty body is 400 `No fields to update`.',
+      description: 'Changes the fields given. A new `stage_type` changes the status of the stage\'s deals (closing them now, or reopening them); a new `probability` changes the weighted amounts of deals that follow it. `checklist_stage_id` links a stage of a stage checklist pipeline (unknown: 404 `Checklist stage not found`; null unlinks); deals already in the stage stay. An empty body is 400 `No fields to update`.',
       params: s.StageParams, body: s.StageUpdateSchema, response: { 200: Data(s.StageSchema, 'The updated stage'), ...errorResponses(404) },
     },
   }, (req, reply) => {

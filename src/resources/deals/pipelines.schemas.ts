@@ -9,6 +9,7 @@ const stageId = (description: string) => Str({ description, maxLength: 64, examp
 const probability = Type.Integer({ minimum: 0, maximum: 100, description: 'Chance of winning a deal in this stage, in percent (0–100); weights the amounts of the deals summary', examples: [25] });
 const color = Str({ description: 'Display color, `#rrggbb`', maxLength: 7, minLength: 7, examples: ['#4f46e5'] });
 const stageType = StringEnum(STAGE_TYPES, { description: '`open` while the deal is worked, `won` or `lost` once it is closed; a deal\'s status is the type of its stage', examples: ['open'] });
+const checklistStageId = Str({ description: 'Link a stage of a stage checklist pipeline (`cks_…`; unknown: 404 `Checklist stage not found`): deals then enter only with the evidence it requires. Null unlinks', maxLength: 64, examples: ['cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] });
 const stageName = Str({ description: 'Name of the stage', minLength: 1, maxLength: 100, examples: ['Proposal'] });
 
 export const StageSchema = Type.Object({
@@ -19,7 +20,7 @@ export const StageSchema = Type.Object({
   probability: Type.Integer({ description: 'Chance of winning, in percent', examples: [50] }),
   stage_type: stageType,
   color: Nullable(Type.String({ description: 'Display color', examples: ['#4f46e5'] })),
-  checklist_stage_id: Nullable(Type.String({ description: 'The linked stage of a stage checklist pipeline; always null until stage checklist pipelines exist', examples: ['cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
+  checklist_stage_id: Nullable(Type.String({ description: 'The linked stage of a stage checklist pipeline (`/v1/pipelines`): a deal enters this stage only with every evidence key it requires (else 409), unless forced; null without a link', examples: ['cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
   created_at: Type.Integer({ description: 'When the stage was created, unix seconds', examples: [1767225600] }),
   updated_at: Type.Integer({ description: 'When the stage last changed, unix seconds', examples: [1767225600] }),
 }, { description: 'A stage of a deal pipeline' });
@@ -38,6 +39,7 @@ export const StageCreateSchema = Type.Object({
   probability: Type.Optional(probability),
   stage_type: Type.Optional(stageType),
   color: Type.Optional(Nullable(color)),
+  checklist_stage_id: Type.Optional(Nullable(checklistStageId)),
 }, { additionalProperties: false, description: 'A new stage, added at the end of the pipeline. `stage_type` defaults to `open`; `probability` to 100 for won, else 0' });
 
 export const StageUpdateSchema = Type.Object({
@@ -45,6 +47,7 @@ export const StageUpdateSchema = Type.Object({
   probability: Type.Optional(probability),
   stage_type: Type.Optional(stageType),
   color: Type.Optional(Nullable(color)),
+  checklist_stage_id: Type.Optional(Nullable(checklistStageId)),
 }, { additionalProperties: false, description: 'Stage fields to change; null clears a field' });
 
 export const PipelineCreateSchema = Type.Object({

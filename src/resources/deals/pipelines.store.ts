@@ -6,10 +6,12 @@ import type { DB } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
+import { checkOrder, renumber } from '../../platform/resource/ordering.ts';
 import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { EventType } from '../../platform/event-types.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
+import { checklistStage } from '../checklists/checklists.store.ts';
 import { DEFAULT_STAGES, type StageType } from './pipelines.schemas.ts';
 import { moveStageDeals, retypeStageDeals } from './stage-moves.ts';
 
@@ -21,6 +23,12 @@ interface StageInput {
   probability?: number;
   stage_type?: StageType;
   color?: string | null;
+  checklist_stage_id?: string | null;
+}
+
+/** 404 `Checklist stage not found` for a link to a checklist stage the tenant does not have. */
+async function checkLinks(w: WriteContext, stages: StageInput[]): Promise<void> {
+  for (const s of stages) if (s.checklist_stage_id) await checklistStage(w.tx, w.scope, s.checklist_stage_id);
 }
 
 const presentStage = (s: StageRow) => ({
@@ -81,7 +89,7 @@ function stageRow(w: WriteContext, pipelineId: string, position: number, s: Stag
   const type = s.stage_type ?? 'open';
   return {
     ...tenantOf(w.scope), id: newId('stg'), pipeline_id: pipelineId, name: s.name, position, probability: s.probability ?? defaultProbability(type),
-    stage_type: type, color: s.color ?? null, checklist_stage_id: null, created_at: w.now, updated_at: w.now,
+    stage_type: type, color: s.color ?? null, checklist_stage_id: s.checklist_stage_id ?? null, created_at: w.now, updated_at: w.now,
   };
 }
 
@@ -100,6 +108,7 @@ async function makeDefault(w: WriteContext, pipelineId: string) {
 }
 
 export async function createPipeline(w: WriteContext, input: { name: string; is_default?: boolean; stages?: Array<StageInput & { name: string }> }, options: { silent?: boolean } = {}) {
+  await checkLinks(w, input.stages ?? []);
   const id = newId('pip');
   const hasDefault = await selectIn(w.tx, 'deal_pipelines', w.scope).select('id').where('is_default', '=', 1).executeTakeFirst();
   const isDefault = input.is_default === true || !hasDefault;
@@ -151,6 +160,7 @@ export async function addStage(w: WriteContext, pipelineId: string, input: Stage
   await getPipeline(w.tx, w.scope, pipelineId);
   const stages = await stagesOf(w.tx, w.scope, pipelineId);
   if (stages.length >= 50) throw conflict('A pipeline has at most 50 stages');
+  await checkLinks(w, [input]);
   const row = stageRow(w, pipelineId, stages.length, input);
   await w.tx.insertInto('deal_stages').values(row).execute();
   await touch(w, pipelineId);
@@ -161,6 +171,7 @@ export async function addStage(w: WriteContext, pipelineId: string, input: Stage
 export async function updateStage(w: WriteContext, pipelineId: string, stageId: string, input: StageInput) {
   await getPipeline(w.tx, w.scope, pipelineId);
   const before = await getStage(w.tx, w.scope, pipelineId, stageId);
+  await checkLinks(w, [input]);
   const changes = { ...input, updated_at: w.now };
   await updateIn(w.tx, 'deal_stages', w.scope).set(changes).where('id', '=', stageId).execute();
   const after = { ...before, ...changes } as StageRow;
@@ -184,27 +195,17 @@ export async function deleteStage(w: WriteContext, pipelineId: string, stageId: 
   if (n > 0) await moveStageDeals(w, stage, stages.find((s) => s.id === moveTo)!);
   await deleteIn(w.tx, 'deal_stage_totals', w.scope).where('stage_id', '=', stageId).execute();
   await deleteIn(w.tx, 'deal_stages', w.scope).where('id', '=', stageId).execute();
-  await renumber(w, stages.filter((s) => s.id !== stageId).map((s) => s.id));
+  await renumber(w, 'deal_stages', stages.filter((s) => s.id !== stageId).map((s) => s.id));
   await touch(w, pipelineId);
   await emitPipeline(w, 'deal_pipeline.updated', pipelineId);
   return { id: stageId, deleted: true as const };
 }
 
-async function renumber(w: WriteContext, ids: string[]) {
-  for (const [position, id] of ids.entries()) {
-    await updateIn(w.tx, 'deal_stages', w.scope).set({ position, updated_at: w.now }).where('id', '=', id).execute();
-  }
-}
-
 export async function orderStages(w: WriteContext, pipelineId: string, stageIds: string[]) {
   await getPipeline(w.tx, w.scope, pipelineId);
   const stages = await stagesOf(w.tx, w.scope, pipelineId);
-  const known = new Set(stages.map((s) => s.id));
-  if (!stageIds.every((id) => known.has(id))) throw notFound('Stage not found');
-  if (new Set(stageIds).size !== stageIds.length || stageIds.length !== stages.length) {
-    throw badRequest('stage_ids must name every stage of the pipeline exactly once');
-  }
-  await renumber(w, stageIds);
+  checkOrder(stages.map((s) => s.id), stageIds);
+  await renumber(w, 'deal_stages', stageIds);
   await touch(w, pipelineId);
   const pipeline = await readPipeline(w.tx, w.scope, pipelineId);
   w.emit('deal_pipeline.updated', pipeline, { stages: stages.map(presentStage) });

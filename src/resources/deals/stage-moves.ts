@@ -29,9 +29,15 @@ export async function recordStageEntry(w: WriteContext, dealIds: string[], pipel
   }))).execute();
 }
 
-/** Records `deal.stage_changed` for deals (in their new form) that left `previousStageId`. */
-export function emitStageChanged(w: WriteContext, records: Array<Record<string, unknown> & { id: string }>, previousStageId: string): void {
-  for (const record of records) w.emit('deal.stage_changed', { ...record, previous_stage_id: previousStageId }, { stage_id: previousStageId });
+/** How a deal entered its stage: by force (`force: true`), and the required evidence it lacked. */
+export interface Entry { forced: boolean; bypassed: string[] }
+
+/**
+ * Records `deal.stage_changed` for deals (in their new form) that left `previousStageId` (null: a
+ * new deal that entered by force). Moves made by pipeline operations are never forced.
+ */
+export function emitStageChanged(w: WriteContext, records: Array<Record<string, unknown> & { id: string }>, previousStageId: string | null, entry: Entry = { forced: false, bypassed: [] }): void {
+  for (const record of records) w.emit('deal.stage_changed', { ...record, previous_stage_id: previousStageId, ...entry }, { stage_id: previousStageId });
 }
 
 /** Moves every deal of stage `from` to stage `to` of the same pipeline (a stage being deleted). */

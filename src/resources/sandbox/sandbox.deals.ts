@@ -1,11 +1,15 @@
 // The sandbox's deals: the default pipeline, and deals with sandbox companies in each stage (some
 // won, one lost), each with a contact of its company. Made through the deal kernel, so their totals,
-// stage history and events are exactly what the API would have recorded.
+// stage history and events are exactly what the API would have recorded. A MEDDPICC methodology is
+// linked from the Proposal stage, and two deals carry evidence, so checklists show met and missing
+// elements.
 import { createRecord } from '../../platform/resource/store.ts';
-import { tenantOf } from '../../platform/resource/tenancy.ts';
+import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { deals } from '../deals/deals.resource.ts';
-import { createDefaultPipeline } from '../deals/pipelines.store.ts';
+import { fromTemplate } from '../checklists/checklists.store.ts';
+import { putEvidence } from '../deals/deal-evidence.ts';
+import { createDefaultPipeline, updateStage } from '../deals/pipelines.store.ts';
 
 interface Account { id: string; name: string }
 interface Person { id: string; company_id: string | null }
@@ -42,5 +46,28 @@ export async function seedSandboxDeals(w: WriteContext, accounts: Account[], peo
     await w.tx.insertInto('deal_contacts').values({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: contact.id, role: 'Champion', created_at: w.now, updated_at: w.now }).execute();
     w.emit('deal.contact_added', { ...deal, contact_id: contact.id, role: 'Champion' });
   }
+  await seedMethodology(w, pipeline);
   return DEALS.length;
+}
+
+/** The first deal of a stage of the sandbox pipeline. */
+const dealAt = async (w: WriteContext, stageId: string) =>
+  (await selectIn(w.tx, 'deals', w.scope).select('id').where('stage_id', '=', stageId).orderBy('id').executeTakeFirstOrThrow()).id;
+
+async function seedMethodology(w: WriteContext, pipeline: { id: string; stages: Array<{ id: string }> }): Promise<void> {
+  // The deals' inserts are queued to the end of the write: the evidence below needs them now.
+  await w.flush();
+  const methodology = await fromTemplate(w, 'meddpicc', undefined);
+  const buildTheCase = (methodology.stages as Array<{ id: string; name: string }>).find((s) => s.name === 'Build the case')!;
+  // Linked after the deals were made: the Proposal deal was there before the gate.
+  const proposal = pipeline.stages[2].id;
+  await updateStage(w, pipeline.id, proposal, { checklist_stage_id: buildTheCase.id });
+  const discoveryDeal = await dealAt(w, pipeline.stages[1].id);
+  for (const [key, note] of [['pain_identified', 'Month-end close takes nine days'], ['champion_identified', 'The controller wants this fixed before the audit']]) {
+    await putEvidence(w, discoveryDeal, { key, note, source: 'call' });
+  }
+  const proposalDeal = await dealAt(w, proposal);
+  for (const key of ['pain_identified', 'metrics_quantified', 'champion_identified', 'decision_criteria_known']) {
+    await putEvidence(w, proposalDeal, { key, note: null, source: 'meeting' });
+  }
 }

@@ -8,7 +8,7 @@ export type Schema = Record<string, any>;
 
 export interface Operation {
   requestBody?: { content?: Record<string, { schema: Schema }> };
-  parameters?: Array<{ in: string; name: string; required?: boolean; schema: Schema }>;
+  parameters?: Array<{ in: string; name: string; required?: boolean; example?: unknown; schema: Schema }>;
   responses?: Record<string, unknown>;
 }
 
@@ -80,7 +80,7 @@ export function fill(url: string, params: Record<string, string>): string {
 /** Fills `:param` segments and adds the route's required query parameters, with their documented example. */
 export function fillRoute(route: ApiRoute, params: Record<string, string>): string {
   const required = queryParams(route).filter((p) => p.required);
-  const query = required.map((p) => `${p.name}=${encodeURIComponent(String(p.schema?.examples?.[0] ?? 'a'))}`).join('&');
+  const query = required.map((p) => `${p.name}=${encodeURIComponent(String(p.example ?? p.schema?.examples?.[0] ?? 'a'))}`).join('&');
   return `${fill(route.url, params)}${query ? `?${query}` : ''}`;
 }
 

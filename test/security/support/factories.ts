@@ -85,6 +85,25 @@ const pipelineStage: Factory = async (api, actor) => {
   return { id, stage_id: json(stage).data.id };
 };
 
+/** A stage of a fresh stage checklist pipeline (methodology) of the actor. */
+const checklistStage: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/pipelines');
+  const stage = await actor.call('POST', `/v1/pipelines/${id}/stages`, { body: { name: bodySentinel() } });
+  if (stage.status !== 201) fail(`factory checklist stages (${actor.label}) answered ${stage.status} ${stage.body}`);
+  const stageId = json(stage).data.id;
+  return { id, stage_id: stageId, checklist_stage_id: stageId };
+};
+
+/** Evidence on a fresh deal, of a key of the actor's own library (so another tenant's deal never has it). */
+const dealEvidence: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/deals', { fresh: true });
+  const key = `k_${randomBytes(6).toString('hex')}`;
+  const added = await actor.call('POST', '/v1/pipelines/evidence-library', { body: { key, title: bodySentinel() } });
+  const put = await actor.call('POST', `/v1/deals/${id}/evidence`, { body: { key } });
+  if (added.status !== 201 || put.status !== 201) fail(`factory deal evidence (${actor.label}) answered ${added.status} ${put.status} ${put.body}`);
+  return { id, key };
+};
+
 const dealContact: Factory = async (api, actor) => {
   const { id } = await make(api, actor, '/v1/deals', { fresh: true });
   const { id: contact_id } = await make(api, actor, '/v1/contacts', { fresh: true });
@@ -99,6 +118,12 @@ export const FACTORIES: Record<string, Factory> = {
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
   '/auth/v1/agency-grants': created('/auth/v1/agency-grants'),
   '/v1/agency/clients': agencyClient,
+  /** Not a route: the unique custom field deal asserts match on (`?match=` is filled with its example, `external_id`). */
+  'deal match field': async (_api, actor) => {
+    const made = await actor.call('POST', '/v1/fields', { body: { object: 'deals', name: 'external_id', data_type: 'text', unique: true } });
+    if (made.status !== 201) fail(`factory deal match field (${actor.label}) answered ${made.status} ${made.body}`);
+    return { id: 'external_id' };
+  },
   /** Not a route: the actor's own organization, for fields that name an organization. */
   organization: async (_api, actor) => ({ id: actor.orgId }),
   '/v1/lists': created('/v1/lists', { body: { type: 'contacts' } }),
@@ -108,6 +133,8 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/deals/pipelines': created('/v1/deals/pipelines'),
   '/v1/deals/pipelines/:id/stages': pipelineStage,
   '/v1/deals/:id/contacts': dealContact,
+  '/v1/deals/:id/evidence': dealEvidence,
+  '/v1/pipelines/:id/stages': checklistStage,
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
   '/v1/webhooks': created('/v1/webhooks'),
@@ -123,7 +150,17 @@ const REFERENCES: Record<string, string> = {
   pipeline_id: '/v1/deals/pipelines',
   stage_id: '/v1/deals/pipelines/:id/stages',
   stage_ids: '/v1/deals/pipelines/:id/stages',
+  checklist_stage_id: '/v1/pipelines/:id/stages',
   actor_org_id: 'organization',
+};
+
+/** The ids of every stage of the pipeline (under `base`) that the route's factory made, once each. */
+const everyStage = (base: string) => async (actor: Actor, api: Api, params?: Params) => {
+  const id = params?.id ?? (await make(api, actor, base)).id;
+  const pipeline = await actor.call('GET', `${base}/${id}`);
+  // Another tenant's pipeline (an intruder's request): any stage ids; the pipeline is what is refused.
+  if (pipeline.status !== 200) return { stage_ids: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] };
+  return { stage_ids: json(pipeline).data.stages.map((s: { id: string }) => s.id) };
 };
 
 /** Fields a valid body of a route needs beyond its required ones. */
@@ -133,23 +170,25 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
   // subscribed to nothing the suite emits: deliveries fail fast and are few.
   'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
+  // A methodology with a stage (its stage routes and order need one).
+  'POST /v1/pipelines': () => ({ stages: [{ name: 'Open' }] }),
   // Field names are unique per object; enum fields need options.
   'POST /v1/fields': () => ({ name: `f_${randomBytes(6).toString('hex')}`, data_type: 'text' }),
   // An assert needs a natural key to match on.
   'PUT /v1/contacts/assert': () => ({ work_email: `a${randomBytes(6).toString('hex')}@example.com` }),
   'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
+  // Deals match only on ?match=, a unique custom field of the actor.
+  'PUT /v1/deals/assert': async (actor, api) => ({ custom_fields: { [(await make(api, actor, 'deal match field')).id]: `d${randomBytes(6).toString('hex')}` } }),
+  'PUT /v1/deals/assert/batch': async (actor, api) => ({ records: [{ name: bodySentinel(), custom_fields: { [(await make(api, actor, 'deal match field')).id]: `d${randomBytes(6).toString('hex')}` } }] }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
   // Every stage of the pipeline the route's factory made, once each.
-  'PUT /v1/deals/pipelines/:id/stages/order': async (actor, api, params) => {
-    const id = params?.id ?? (await make(api, actor, '/v1/deals/pipelines')).id;
-    const pipeline = await actor.call('GET', `/v1/deals/pipelines/${id}`);
-    // Another tenant's pipeline (an intruder's request): any stage ids; the pipeline is what is refused.
-    if (pipeline.status !== 200) return { stage_ids: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] };
-    return { stage_ids: json(pipeline).data.stages.map((s: { id: string }) => s.id) };
-  },
+  'PUT /v1/deals/pipelines/:id/stages/order': everyStage('/v1/deals/pipelines'),
+  'PUT /v1/pipelines/:id/stages/order': everyStage('/v1/pipelines'),
   // A deal's stage belongs to its pipeline.
   'POST /v1/deals': async (actor, api) => {
+    // Made with the actor's first deal, so that later deal asserts change no fields.
+    await make(api, actor, 'deal match field');
     const stage = await make(api, actor, '/v1/deals/pipelines/:id/stages');
     return { pipeline_id: stage.id, stage_id: stage.stage_id };
   },
