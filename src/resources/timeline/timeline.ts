@@ -1,8 +1,10 @@
 // Timelines: one newest-first stream of what happened to a contact, company or deal, merged from a
 // registry of sources (timeline.sources.ts). A source says how to query its rows about a record, which
 // columns date and identify them, and how to present them; this file pages the merge. The order is
-// (occurred_at, source type, key) descending: every item has one place in it, so keyset cursors
-// never skip or repeat an item while others write (new items are newer than any cursor).
+// occurred_at, then the time-ordered part of the key (the id after its three-letter prefix: creation
+// order, across sources), then the source type, all descending. Every item has one place in it, and
+// an item written later sorts before every item already there, so keyset cursors never skip or
+// repeat an item while others write.
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { cursorError } from '../../platform/errors.ts';
@@ -32,7 +34,7 @@ export interface TimelineSource {
   covers?: readonly EventType[];
   /** The tenant's rows of the source about the record (from `selectIn`, so scoped to the tenant). */
   query(ctx: TimelineContext, record: { table: TimelineRecord; id: string }): ReturnType<typeof selectIn>;
-  /** The column of when the item happened (unix seconds) and a column unique within the source. */
+  /** The column of when the item happened (unix seconds), and of an id unique within the source (`newId`'s: `xxx_` then time-ordered). */
   at: string;
   key: string;
   /** The summary and object of each row, in order. */
@@ -55,23 +57,28 @@ interface Placed {
 
 interface Position { at: number; type: string; key: string }
 
-/** Newest first: by time, then source type, then key, all descending. */
-const newerFirst = (a: Position, b: Position) =>
-  b.at - a.at || (a.type === b.type ? 0 : a.type < b.type ? 1 : -1) || (a.key === b.key ? 0 : a.key < b.key ? 1 : -1);
+const PREFIX = 'xxx_'.length;
+/** The time-ordered part of a key. */
+const ordered = (key: string) => key.slice(PREFIX);
+const orderedSql = (source: TimelineSource) => sql<string>`substr(${sql.ref(source.key)}, ${PREFIX + 1})`;
+const descending = (a: string, b: string) => (a === b ? 0 : a < b ? 1 : -1);
 
-/** The rows of `source` strictly after `after` in the timeline's order. */
+/** Newest first: by time, then the key's time-ordered part, then the source type. */
+const newerFirst = (a: Position, b: Position) => b.at - a.at || descending(a.key, b.key) || descending(a.type, b.type);
+
+/** The rows of `source` strictly after position `p` in the timeline's order. */
 function after(source: TimelineSource, q: ReturnType<typeof selectIn>, p: Position) {
   const at = sql.ref(source.at);
-  if (source.type < p.type) return q.where(sql<SqlBool>`${at} <= ${p.at}`);
-  if (source.type > p.type) return q.where(sql<SqlBool>`${at} < ${p.at}`);
-  return q.where(sql<SqlBool>`(${at} < ${p.at} or (${at} = ${p.at} and ${sql.ref(source.key)} < ${p.key}))`);
+  // An equal key of a source of a smaller type comes after the position too.
+  const cmp = sql.raw(source.type < p.type ? '<=' : '<');
+  return q.where(sql<SqlBool>`(${at} < ${p.at} or (${at} = ${p.at} and ${orderedSql(source)} ${cmp} ${p.key}))`);
 }
 
-export const positionKey = (p: Placed) => JSON.stringify([p.at, p.source.type, p.key]);
+export const positionKey = (p: Placed) => JSON.stringify([p.at, p.key, p.source.type]);
 
 function parsePosition(raw: string | number): Position {
   try {
-    const [at, type, key] = JSON.parse(String(raw)) as unknown[];
+    const [at, key, type] = JSON.parse(String(raw)) as unknown[];
     if (typeof at === 'number' && typeof type === 'string' && typeof key === 'string') return { at, type, key };
   } catch {
     // answered below
@@ -94,8 +101,8 @@ export async function timelinePage(sources: readonly TimelineSource[], ctx: Time
   const pages = await Promise.all(sources.map(async (source) => {
     let q = source.query(ctx, record);
     if (position) q = after(source, q, position);
-    const rows = await q.selectAll().orderBy(sql.ref(source.at), 'desc').orderBy(sql.ref(source.key), 'desc').limit(perSource).execute() as SourceRow[];
-    return rows.map((row): Placed => ({ source, at: Number(row[source.at]), key: String(row[source.key]), row }));
+    const rows = await q.selectAll().orderBy(sql.ref(source.at), 'desc').orderBy(orderedSql(source), 'desc').limit(perSource).execute() as SourceRow[];
+    return rows.map((row): Placed => ({ source, at: Number(row[source.at]), key: ordered(String(row[source.key])), row }));
   }));
   return pages.flat().sort((a, b) => newerFirst({ ...a, type: a.source.type }, { ...b, type: b.source.type })).slice(page.offset, page.offset + page.take);
 }
