@@ -186,9 +186,9 @@ describe('tasks', () => {
     await fails(t.live.post('/v1/tasks', { title: 'x', external_key: 'crm-1' }), 409);
     // Associations are part of what an assert compares and changes.
     const { contact } = await records(t.live);
-    const linked = await t.live('PUT', '/v1/tasks/assert', { external_key: 'crm-1', associations: { contact_ids: [contact.id] } });
+    const linked = await t.live('PUT', '/v1/tasks/assert', { external_key: 'crm-1', title: 'Quarterly business review', associations: { contact_ids: [contact.id] } });
     expect(linked.json()).toMatchObject({ action: 'updated', data: { associations: { contact_ids: [contact.id] } } });
-    expect((await t.live('PUT', '/v1/tasks/assert', { external_key: 'crm-1', associations: { contact_ids: [contact.id] } })).json().action).toBe('noop');
+    expect((await t.live('PUT', '/v1/tasks/assert', { external_key: 'crm-1', title: 'Quarterly business review', associations: { contact_ids: [contact.id] } })).json().action).toBe('noop');
     expect(await listed(t.live, 'custom_fields.outcome=booked')).toEqual([first.json().data.id]);
 
     const late = await task(t.live, { title: 'Renewal call', description: 'Discuss the quarterly numbers', due_at: now() - 10 });
