@@ -36,7 +36,7 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
     const tags = [r.tag];
     const config = { messages: r.routes?.messages ?? {} };
     const querystring = Type.Object({
-      match: Type.Optional(Str({ maxLength: 63, description: `A unique custom field of ${r.plural} to match on after ${keys}`, examples: ['external_key'] })),
+      match: Type.Optional(Str({ maxLength: 63, description: `A unique custom field of ${r.plural} to match on after ${keys}`, examples: ['external_id'] })),
     }, { additionalProperties: false });
     const validate = validatorCompiler({ schema: r.schemas.create, httpPart: 'body', method: 'PUT', url: `/${r.plural}/assert/batch` }) as ((v: unknown) => boolean) & { errors?: never[] };
 
