@@ -14,6 +14,7 @@ import { listMembers } from './migrations/0008-list-members.ts';
 import { deals } from './migrations/0010-deals.ts';
 import { checklists } from './migrations/0011-checklists.ts';
 import { filterIndexes } from './migrations/0014-filter-indexes.ts';
+import { tasksNotes } from './migrations/0012-tasks-notes.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -29,6 +30,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0010-deals': deals(database.dialect),
     '0011-checklists': checklists(database.dialect),
     '0014-filter-indexes': filterIndexes,
+    '0012-tasks-notes': tasksNotes(database.dialect),
   };
 }
 

@@ -369,6 +369,41 @@ export interface FieldValuesTable extends Tenant {
   unique_value: string | null;
 }
 
+/** A record (task, note, …) associated with a contact, company or deal (`target` is its table). */
+export interface RecordAssociationsTable extends Tenant {
+  record_id: string;
+  target: string;
+  target_id: string;
+  created_at: number;
+}
+
+export interface TasksTable extends Tenant {
+  id: string;
+  title: string;
+  description: string | null;
+  type: string;
+  status: string;
+  priority: number;
+  due_at: number | null;
+  completed_at: number | null;
+  assignee: string | null;
+  external_key: string | null;
+  custom_fields: unknown | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NotesTable extends Tenant {
+  id: string;
+  content: string;
+  created_by: string | null;
+  pinned: number;
+  external_key: string | null;
+  custom_fields: unknown | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -401,5 +436,8 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   fields: FieldsTable;
   field_values: FieldValuesTable;
+  record_associations: RecordAssociationsTable;
+  tasks: TasksTable;
+  notes: NotesTable;
 }
 

@@ -106,3 +106,17 @@ export class ListCache {
     return total;
   }
 }
+
+/**
+ * The cache's interface, keeping nothing: for lists whose answers read the clock (an open task
+ * becomes overdue with no write), which the data's version alone cannot date.
+ */
+export const UNCACHED: Pick<ListCache, 'answer' | 'total'> = {
+  async answer(_request, reply, compute) {
+    reply.send(await compute(0));
+  },
+  total: (_scope, _key, _version, count) => count(),
+};
+
+/** The cache the lists of a resource go through. */
+export const listCacheFor = (lists: ListCache, readsClock: boolean | undefined) => (readsClock ? UNCACHED : lists);

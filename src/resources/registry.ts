@@ -23,8 +23,11 @@ import { dealRoutes } from './deals/deals.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
+import { notes } from './notes/notes.resource.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { tasks } from './tasks/tasks.resource.ts';
+import { timelineRoutes } from './timeline/timeline.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -48,6 +51,9 @@ export const groups: Group[] = [
   resource(campaigns, campaignRoutes),
   resource(deals, dealRoutes),
   resource(checklistPipelines, checklistRoutes),
+  resource(tasks),
+  resource(notes),
+  { prefix: '/v1', tag: { name: 'Timelines', description: 'Everything that happened to a contact, company or deal, newest first' }, routes: timelineRoutes },
   {
     prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
     routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],

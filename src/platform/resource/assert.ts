@@ -8,6 +8,7 @@ import { canonicalJson } from '../canonical-json.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { WriteContext } from '../write.ts';
 import { checkValue, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
+import { loadAssociations, type AssociationKey, type Associations } from './associations.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
 import { createRecord, getRow, presentOne, updateRecord } from './store.ts';
 import { selectIn, type TenantTable } from './tenancy.ts';
@@ -63,6 +64,12 @@ async function changesOf(r: Resource, w: WriteContext, row: Row, input: Record<s
     const normalize = normalizers.get(name);
     const stored = normalize && typeof value === 'string' ? (normalize(value) ?? value) : f.fromRow(f.toRow(value));
     if (!same(stored, f.fromRow(row[name]))) changes[name] = value;
+  }
+  const wanted = input.associations as Partial<Associations> | undefined;
+  if (r.associations && wanted) {
+    const current = (await loadAssociations(w.tx, w.scope, [row.id])).get(row.id)!;
+    const differs = Object.entries(wanted).some(([key, ids]) => !same([...new Set(ids)].sort(), current[key as AssociationKey]));
+    if (differs) changes.associations = wanted;
   }
   const given = input.custom_fields as Record<string, unknown> | undefined;
   if (given) {

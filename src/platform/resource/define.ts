@@ -3,7 +3,7 @@
 // tenant-scoped store (store.ts) and the CRUD routes (routes.ts). Plain data and functions: every
 // generated query and route can be read by following ordinary calls.
 import { Type, type TSchema } from 'typebox';
-import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { PageRequest } from '../pagination.ts';
@@ -11,8 +11,10 @@ import { PageQuery, Str, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { RouteMessages } from '../validation.ts';
 import type { WriteContext } from '../write.ts';
+import { associationFilters, AssociationsInput, AssociationsOutput, resolveAssociationTargets, type AssociationTarget } from './associations.ts';
 import { customFieldsField } from './custom-fields.ts';
 import type { Field } from './fields.ts';
+import type { ValueType } from './search-fields.ts';
 import type { TenantTable } from './tenancy.ts';
 
 /** How a query parameter compares with its column. */
@@ -97,6 +99,19 @@ export interface ResourceDefinition {
    * compared, in order, each with the normalization both sides get.
    */
   assert?: { keys: Array<{ field: string; normalize?: (value: string) => string | null }> };
+  /**
+   * Records are associated with contacts, companies and deals (associations.ts): they carry
+   * `associations`, get the `contact_id`, `company_id` and `deal_id` filters, and are listed and
+   * created under each associated record (`/v1/contacts/{id}/<plural>`, association-routes.ts).
+   */
+  associations?: boolean;
+  /**
+   * Answers depend on the time of reading (a computed field or a filter compares with now): lists
+   * and searches are computed afresh instead of being served from the list cache.
+   */
+  readsClock?: boolean;
+  /** Values a search can filter and sort on that are not columns: an SQL expression on the row. */
+  searchComputed?: Record<string, { type: ValueType; expr: (table: string) => RawBuilder<unknown> }>;
   /** Route options: operations to leave out (a group's own routes replace them), texts, messages. */
   routes?: {
     omit?: CrudOp[];
@@ -120,6 +135,10 @@ export interface Resource extends ResourceDefinition {
   dependents: Array<{ resource: Resource; column: string; onDelete: 'restrict' | 'cascade' | 'set null' }>;
   /** The resource each `ref` field points at, by field name; filled by `linkResources`. */
   refTargets: Map<string, Resource>;
+  /** With `associations`: the resources its records are associated with; filled by `linkResources`. */
+  associationTargets: AssociationTarget[];
+  /** Resources whose records are associated with this one's (their associations go with its records). */
+  associatedBy: Resource[];
 }
 
 export const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
@@ -162,17 +181,21 @@ export function defineResource(definition: ResourceDefinition): Resource {
   const update: Record<string, TSchema> = {};
   for (const [name, f] of writable) if (!f.createOnly) update[name] = optional(f);
   for (const [name, schema] of Object.entries(r.inputs?.update ?? {})) update[name] = Type.Optional(schema);
+  if (r.associations) {
+    create.associations = Type.Optional(AssociationsInput(r.name, 'The contacts, companies and deals the record is about'));
+    update.associations = Type.Optional(AssociationsInput(r.name, 'Each list given replaces the associations of its kind; kinds left out are kept'));
+  }
   const id = Type.String({ description: `Identifier of the ${r.name}`, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
   const record: Record<string, TSchema> = { id };
   for (const [name, f] of Object.entries(r.fields)) record[name] = f.output;
-  Object.assign(record, r.computed ?? {}, {
+  Object.assign(record, r.computed ?? {}, r.associations ? { associations: AssociationsOutput(r.name) } : {}, {
     created_at: Timestamp(`When the ${r.name} was created, unix seconds`),
     updated_at: Timestamp(`When the ${r.name} last changed, unix seconds`),
   });
 
   const resolvedFilters: Resource['resolvedFilters'] = [];
   const query: Record<string, TSchema> = { ...PageQuery };
-  const filters: Record<string, FilterOp | FilterSpec> = { ...r.filters, ...(r.listable ? { list_id: 'member_of' } : {}) };
+  const filters: Record<string, FilterOp | FilterSpec> = { ...r.filters, ...(r.listable ? { list_id: 'member_of' } : {}), ...(r.associations ? associationFilters(r.plural) : {}) };
   for (const [param, given] of Object.entries(filters)) {
     const spec = typeof given === 'string' ? { op: given } : given;
     const column = spec.field ?? param;
@@ -196,12 +219,21 @@ export function defineResource(definition: ResourceDefinition): Resource {
     resolvedFilters,
     dependents: [],
     refTargets: new Map(),
+    associationTargets: [],
+    associatedBy: [],
   };
 }
 
 /** Resolves the relations between resources (each `ref` field becomes a dependent of its target). */
 export function linkResources(resources: Resource[]): void {
-  for (const target of resources) target.dependents.length = 0;
+  for (const target of resources) {
+    target.dependents.length = 0;
+    target.associatedBy.length = 0;
+  }
+  for (const resource of resources.filter((r) => r.associations)) {
+    resource.associationTargets = resolveAssociationTargets(resources);
+    for (const t of resource.associationTargets) t.resource.associatedBy.push(resource);
+  }
   for (const resource of resources) {
     for (const [column, f] of Object.entries(resource.fields)) {
       if (!f.ref) continue;

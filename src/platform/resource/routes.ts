@@ -2,15 +2,17 @@
 // total, through the list cache), create, read, update (an empty body is 400) and delete. A group
 // leaves out any of them with `routes.omit` and adds its own operations in its routes file.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { canonicalJson } from '../canonical-json.ts';
+import { listCacheFor } from '../list-cache.ts';
 import { badRequest } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { Data, DeletedSchema, errorResponses, ListOf } from '../schemas.ts';
 import { mutate } from '../write.ts';
 import { withArticle, type CrudOp, type Resource } from './define.ts';
 import { assertRoutes } from './assert-routes.ts';
+import { associationRoutes } from './association-routes.ts';
 import { resolveCustomFilters } from './custom-field-values.ts';
 import { countRows, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
 
@@ -28,11 +30,33 @@ function docs(r: Resource, op: CrudOp): { summary: string; description: string }
   return { ...generated[op], ...r.routes?.docs?.[op] };
 }
 
+/**
+ * Answers a page of `r` matching `given` (the route's query, with any condition the route adds),
+ * newest first with an exact total, through the list cache unless the resource reads the clock.
+ */
+export function answerList(r: Resource, req: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>): Promise<void> {
+  const { database } = req.server.services;
+  const lists = listCacheFor(req.server.services.lists, r.readsClock);
+  const db = database.db;
+  return lists.answer(req, reply, async (version) => {
+    const query = await resolveCustomFilters(r, db, req.scope, given);
+    const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
+    let total: Promise<number> | undefined;
+    const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
+    return paginate(req, query, {
+      fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count),
+      count,
+      keyOf: (row) => row.id,
+      map: (rows) => present(r, db, req.scope, rows),
+    });
+  });
+}
+
 /** The generated CRUD routes of `r`, registered under the data API's prefix. */
 export function crudRoutes(r: Resource): FastifyPluginAsync {
   return async (fastify: FastifyInstance) => {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-    const { database, lists } = app.services;
+    const { database } = app.services;
     const db = database.db;
     const omit = new Set(r.routes?.omit ?? []);
     const tags = [r.tag];
@@ -45,18 +69,7 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
       app.get(base, {
         config,
         schema: { tags, ...docs(r, 'list'), querystring: r.schemas.query, response: { 200: ListOf(r.schemas.record, `A page of ${r.plural}`), ...errors('list') } },
-      }, (req, reply) => lists.answer(req, reply, async (version) => {
-        const query = await resolveCustomFilters(r, db, req.scope, req.query as Record<string, unknown>);
-        const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
-        let total: Promise<number> | undefined;
-        const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
-        return paginate(req, query, {
-          fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count),
-          count,
-          keyOf: (row) => row.id,
-          map: (rows) => present(r, db, req.scope, rows),
-        });
-      }));
+      }, (req, reply) => answerList(r, req, reply, req.query as Record<string, unknown>));
     }
 
     if (!omit.has('create')) {
@@ -67,6 +80,7 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
     }
 
     if (r.assert) await app.register(assertRoutes(r));
+    if (r.associations) await app.register(associationRoutes(r));
 
     if (!omit.has('get')) {
       app.get(`${base}/:id`, {

@@ -19,8 +19,10 @@ export interface SearchField {
   values?: readonly string[];
   /** The stored form of a value given by a client (e-mail addresses lower-case, booleans 0/1). */
   toStored: (value: unknown) => unknown;
-  /** The built-in column, or absent for a custom field (see `custom`). */
+  /** The built-in column, or absent for a custom field (see `custom`) or a computed one (see `expr`). */
   column?: string;
+  /** A computed field (`searchComputed` of the definition): its value as an expression on the row. */
+  expr?: (table: string) => RawBuilder<unknown>;
   /** A custom field: its definition id and the `field_values` column holding its value. */
   custom?: { id: string; valueColumn: 'value_text' | 'value_num' };
 }
@@ -81,6 +83,7 @@ export function builtInFields(r: Resource): Map<string, SearchField> {
     const type = KIND_TYPES[f.kind];
     out.set(name, { name, type, integer: type === 'number', values: f.values, column: name, toStored: f.kind === 'tags' ? same : f.toRow });
   }
+  for (const [name, c] of Object.entries(r.searchComputed ?? {})) out.set(name, { name, type: c.type, integer: c.type === 'number', toStored: asNumber, expr: c.expr });
   out.set('created_at', { name: 'created_at', type: 'number', integer: true, toStored: same, column: 'created_at' });
   out.set('updated_at', { name: 'updated_at', type: 'number', integer: true, toStored: same, column: 'updated_at' });
   return out;
@@ -108,6 +111,7 @@ function valueRows(table: string, f: SearchField) {
 
 /** The field's value for a row of `table`: its column, or its custom value (null when unset). */
 export function valueOf(table: string, f: SearchField): RawBuilder<unknown> {
+  if (f.expr) return f.expr(table);
   if (f.column) return sql`${sql.ref(`${table}.${f.column}`)}`;
   return sql`(select ${sql.ref(`fv.${f.custom!.valueColumn}`)} ${valueRows(table, f)})`;
 }
@@ -118,6 +122,7 @@ export function valueOf(table: string, f: SearchField): RawBuilder<unknown> {
  * built-in one. `test` builds the condition on a value expression.
  */
 export function whereValue(table: string, f: SearchField, test: (value: RawBuilder<unknown>) => RawBuilder<unknown>): RawBuilder<unknown> {
+  if (f.expr) return test(f.expr(table));
   if (f.column) return test(sql`${sql.ref(`${table}.${f.column}`)}`);
   return sql`exists (select 1 ${valueRows(table, f)} and ${test(sql.ref(`fv.${f.custom!.valueColumn}`) as unknown as RawBuilder<unknown>)})`;
 }

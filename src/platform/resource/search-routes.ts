@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { canonicalJson } from '../canonical-json.ts';
+import { listCacheFor } from '../list-cache.ts';
 import { badRequest } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { grants } from '../scopes.ts';
@@ -29,10 +30,11 @@ export function searchable(all: Resource[]): Resource[] {
 export function searchRoutes(all: Resource[]): FastifyPluginAsync {
   const resources = searchable(all);
   return async (app: FastifyInstance) => {
-    const { database, lists } = app.services;
+    const { database } = app.services;
     const { db, dialect } = database;
 
     for (const r of resources) {
+      const lists = listCacheFor(app.services.lists, r.readsClock);
       app.post(`/search/${r.plural}`, {
         schema: {
           tags: [r.tag],

@@ -11,6 +11,7 @@ import { newId } from '../ids.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type WriteContext } from '../write.ts';
+import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
 import { leaveLists, memberOf } from './memberships.ts';
@@ -40,6 +41,10 @@ export async function present(r: Resource, db: Kysely<DB>, scope: Scope, rows: R
   // A write's hook may already know the computed values (read with its other checks): no query then.
   const known = (row: Row) => Object.keys(r.computed ?? {}).every((name) => row[name] !== undefined);
   if (rows.length > 0 && r.hooks?.enrich && !rows.every(known)) await r.hooks.enrich(db, scope, rows, records);
+  if (r.associations) {
+    const found = await loadAssociations(db, scope, records.map((x) => x.id));
+    for (const record of records) record.associations = found.get(record.id);
+  }
   return records;
 }
 
@@ -138,7 +143,15 @@ function withoutComputed(r: Resource, row: Record<string, unknown>): Record<stri
 
 const hasUnique = (r: Resource) => Object.values(r.fields).some((f) => f.unique);
 
-export async function createRecord(r: Resource, w: WriteContext, input: Record<string, unknown>): Promise<ApiRecord> {
+/** The associations of a write's input, apart from its fields. */
+function splitAssociations(r: Resource, input: Record<string, unknown>): { fields: Record<string, unknown>; associations?: Partial<Associations> } {
+  if (!r.associations || !('associations' in input)) return { fields: input };
+  const { associations, ...fields } = input;
+  return { fields, associations: associations as Partial<Associations> };
+}
+
+export async function createRecord(r: Resource, w: WriteContext, given: Record<string, unknown>): Promise<ApiRecord> {
+  const { fields: input, associations } = splitAssociations(r, given);
   const row: Record<string, unknown> = { id: newId(r.prefix), ...tenantOf(w.scope), created_at: w.now, updated_at: w.now };
   for (const [name, f] of Object.entries(r.fields)) {
     const given = f.readOnly ? undefined : input[name];
@@ -158,13 +171,15 @@ export async function createRecord(r: Resource, w: WriteContext, input: Record<s
     w.later(insert);
   }
   if (r.counter) w.count(r.counter, 1);
+  if (r.associations) await writeAssociations(r, w, row.id as string, associations);
   await r.hooks?.afterWrite?.(w, row as Row, { input });
   const record = await presentOne(r, w.tx, w.scope, row as Row);
   w.emit(resourceEvent(r.name, 'created'), record);
   return record;
 }
 
-export async function updateRecord(r: Resource, w: WriteContext, id: string, input: Record<string, unknown>): Promise<ApiRecord> {
+export async function updateRecord(r: Resource, w: WriteContext, id: string, given: Record<string, unknown>): Promise<ApiRecord> {
+  const { fields: input, associations } = splitAssociations(r, given);
   const before = await getRow(r, w.tx, w.scope, id);
   const old = await presentOne(r, w.tx, w.scope, before);
   const changes: Record<string, unknown> = {};
@@ -178,10 +193,11 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, inp
   if (Object.keys(uniqueChanged).length > 0) await uniqueConflict(r, w, uniqueChanged, id);
   changes.updated_at = w.now;
   await updateIn(w.tx, table(r), w.scope).set(withoutComputed(r, changes) as never).where(sql.ref('id'), '=', id).execute();
+  if (associations) await writeAssociations(r, w, id, associations);
   const after = { ...before, ...changes } as Row;
   await r.hooks?.afterWrite?.(w, after, { before, input });
   const record = await presentOne(r, w.tx, w.scope, after);
-  w.emit(resourceEvent(r.name, 'updated'), record, previous(old, input));
+  w.emit(resourceEvent(r.name, 'updated'), record, previous(old, given));
   return record;
 }
 
@@ -194,6 +210,7 @@ async function applyDependents(r: Resource, w: WriteContext, id: string): Promis
       if (Number(n) > 0) throw conflict(`${capitalized(r.name)} has ${n} ${dep.resource.plural}; delete or move them first`);
     } else if (dep.onDelete === 'cascade') {
       if (dep.resource.customFields) await dropValues(w, children().select(sql.ref('id').as('id')) as never);
+      if (dep.resource.associatedBy.length > 0) await dropAssociationsTo(w, children().select(sql.ref('id').as('id')) as never);
       const result = await deleteIn(w.tx, table(dep.resource), w.scope).where(sql.ref(dep.column), '=', id).executeTakeFirst();
       if (dep.resource.counter) w.count(dep.resource.counter, -Number(result.numDeletedRows));
     } else {
@@ -214,6 +231,8 @@ export async function deleteRecord(r: Resource, w: WriteContext, id: string, que
   await applyDependents(r, w, id);
   await deleteIn(w.tx, table(r), w.scope).where(sql.ref('id'), '=', id).execute();
   if (r.listable) await leaveLists(w, id);
+  if (r.associations) await dropAssociationsOf(w, id);
+  if (r.associatedBy.length > 0) await dropAssociationsTo(w, [id]);
   if (r.customFields) await dropValues(w, [id]);
   if (r.counter) w.count(r.counter, -1);
   w.emit(resourceEvent(r.name, 'deleted'), record);

@@ -15,6 +15,7 @@ import { dealChecklist, putEvidence, removeEvidence } from './deal-evidence.ts';
 import { contactDealsPage, dealContactsPage, putDealContact, removeDealContact } from './deal-contacts.ts';
 import { deals } from './deals.resource.ts';
 import { PipelineQuery } from './pipelines.schemas.ts';
+import { presentStageHistory } from './stage-history.ts';
 import { pipelineRoutes } from './pipelines.routes.ts';
 import { dealsSummary, SummaryQuery, SummarySchema } from './summary.ts';
 
@@ -112,7 +113,6 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
   }, async (req) => {
     const deal = await getRow(deals, db(), req.scope, req.params.id);
     const rows = () => selectIn(db(), 'deal_stage_history', req.scope).where('deal_id', '=', deal.id);
-    const now = Math.floor(Date.now() / 1000);
     return paginate(req, req.query, {
       fetch: async (page) => {
         let q = rows().selectAll();
@@ -121,14 +121,7 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       },
       count: async () => Number((await rows().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
       keyOf: (row) => row.id,
-      map: async (page) => {
-        const names = new Map((page.length === 0 ? [] : await selectIn(db(), 'deal_stages', req.scope).select(['id', 'name']).where('id', 'in', page.map((h) => h.stage_id)).execute()).map((s) => [s.id, s.name]));
-        return page.map((h) => ({
-          id: h.id, deal_id: h.deal_id, pipeline_id: h.pipeline_id, stage_id: h.stage_id, stage_name: names.get(h.stage_id) ?? null,
-          entered_at: Number(h.entered_at), left_at: h.left_at === null ? null : Number(h.left_at),
-          seconds_in_stage: Math.max(0, (h.left_at === null ? now : Number(h.left_at)) - Number(h.entered_at)),
-        }));
-      },
+      map: (page) => presentStageHistory(db(), req.scope, page),
     });
   });
 

@@ -31,8 +31,10 @@ export const SANDBOX_DEALS = DEALS.length;
 
 const day = (w: WriteContext, days: number) => new Date((w.now + days * 86_400) * 1000).toISOString().slice(0, 10);
 
-export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<number> {
+/** Seeds the deals; answers each deal with the contact put on it. */
+export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<Array<{ id: string; contact_id: string | null }>> {
   const pipeline = await createDefaultPipeline(w);
+  const made: Array<{ id: string; contact_id: string | null }> = [];
   for (const [i, [position, product, amount, probability, closeIn]] of DEALS.entries()) {
     const account = accounts[i % accounts.length];
     const deal = await createRecord(deals, w, {
@@ -41,13 +43,14 @@ export async function seedSandboxDeals(w: WriteContext, accounts: Account[], peo
       source: i % 3 === 0 ? 'inbound' : 'outbound', tags: amount >= 6_000_000 ? ['enterprise'] : [],
     });
     const contact = people.find((p) => p.company_id === account.id);
+    made.push({ id: deal.id, contact_id: contact?.id ?? null });
     // The deal's insert is queued to the end of the write, so its contact is linked here directly.
     if (!contact) continue;
     await w.tx.insertInto('deal_contacts').values({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: contact.id, role: 'Champion', created_at: w.now, updated_at: w.now }).execute();
     w.emit('deal.contact_added', { ...deal, contact_id: contact.id, role: 'Champion' });
   }
   await seedMethodology(w, pipeline);
-  return DEALS.length;
+  return made;
 }
 
 /** The first deal of a stage of the sandbox pipeline. */

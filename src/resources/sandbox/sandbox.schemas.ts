@@ -7,5 +7,7 @@ export const SandboxResetSchema = Type.Object({
   companies: Type.Integer({ description: 'Companies in the fresh data set', examples: [50] }),
   campaigns: Type.Integer({ description: 'Campaigns in the fresh data set (one draft, one active)', examples: [2] }),
   deals: Type.Integer({ description: 'Deals in the fresh data set, in the stages of the default pipeline (each with a contact)', examples: [8] }),
+  tasks: Type.Integer({ description: 'Tasks in the fresh data set, on sample contacts and deals: some overdue, some completed', examples: [8] }),
+  notes: Type.Integer({ description: 'Notes in the fresh data set, on sample contacts and deals', examples: [6] }),
 }, { description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

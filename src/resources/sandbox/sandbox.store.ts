@@ -17,6 +17,7 @@ import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
+import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
 
 export interface SandboxSummary {
@@ -25,11 +26,13 @@ export interface SandboxSummary {
   companies: number;
   campaigns: number;
   deals: number;
+  tasks: number;
+  notes: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -109,8 +112,11 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
     w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
   const deals = await seedSandboxDeals(w, companies, contacts);
+  // The deals' inserts are queued; tasks and notes check that their deals exist.
+  await w.flush();
+  await seedSandboxTasksNotes(w, deals, contacts.map((c) => c.id));
 
-  return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length, deals };
+  return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length, deals: deals.length, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES };
 }
 
 

@@ -180,6 +180,8 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // Deals match only on ?match=, a unique custom field of the actor.
   'PUT /v1/deals/assert': async (actor, api) => ({ custom_fields: { [(await make(api, actor, 'deal match field')).id]: `d${randomBytes(6).toString('hex')}` } }),
   'PUT /v1/deals/assert/batch': async (actor, api) => ({ records: [{ name: bodySentinel(), custom_fields: { [(await make(api, actor, 'deal match field')).id]: `d${randomBytes(6).toString('hex')}` } }] }),
+  'PUT /v1/tasks/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
+  'PUT /v1/notes/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
   // Every stage of the pipeline the route's factory made, once each.
