@@ -94,8 +94,8 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
         schema: { tags, ...docs(r, 'update'), params, body: r.schemas.update, response: { 200: Data(r.schemas.record, `The updated ${r.name}`), ...errors('update', 404) } },
       }, (req, reply) => {
         const body = req.body as Record<string, unknown>;
-        // An instruction alone (`inputs`, e.g. `force`) changes nothing.
-        if (!Object.keys(body).some((name) => r.fields[name])) throw badRequest('No fields to update');
+        // An instruction alone (`inputs`, e.g. `force`) changes nothing; associations are changes.
+        if (!Object.keys(body).some((name) => r.fields[name] || (name === 'associations' && r.associations))) throw badRequest('No fields to update');
         return mutate(req, reply, 200, (w) => updateRecord(r, w, (req.params as { id: string }).id, body));
       });
     }
