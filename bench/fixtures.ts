@@ -52,3 +52,29 @@ export function contactFields(i: number): ContactFields {
     tags: i % 10 === 0 ? ['vip'] : [],
   };
 }
+
+const CURRENCIES = ['USD', 'USD', 'USD', 'EUR', 'GBP'];
+const SOURCES = ['inbound', 'outbound', 'referral', 'partner'];
+
+export interface DealFields {
+  name: string;
+  /** Minor units of `currency`. */
+  amount: number;
+  currency: string;
+  /** The deal's own probability (one deal in four), else null: it follows its stage's. */
+  probability: number | null;
+  owner: string;
+  source: string;
+}
+
+/** The i-th deal of an organization, in three currencies: same input, same deal. */
+export function dealFields(i: number): DealFields {
+  return {
+    name: `${COMPANIES[i % COMPANIES.length]} – ${(i % 90) + 10} seats`,
+    amount: (((i * 7919) % 500) + 1) * 100_000,
+    currency: CURRENCIES[i % CURRENCIES.length],
+    probability: i % 4 === 0 ? (i * 37) % 101 : null,
+    owner: `rep${i % 25}@example.com`,
+    source: SOURCES[i % SOURCES.length],
+  };
+}

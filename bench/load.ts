@@ -1,9 +1,9 @@
 // The load generator, run as its own process (pinned to its own core by the runner): autocannon
-// against one URL, a warm-up and then timed rounds, each with its own latency record at microsecond
+// against one URL (or one short sequence of requests), a warm-up and then timed rounds, each with its own latency record at microsecond
 // precision (autocannon's own histogram keeps whole milliseconds). Prints one JSON document.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { contactFields, SEGMENTS } from './fixtures.ts';
+import { contactFields, dealFields, SEGMENTS } from './fixtures.ts';
 
 export interface LoadSpec {
   url: string;
@@ -12,13 +12,19 @@ export interface LoadSpec {
   rounds: number;
   roundSeconds: number;
   method?: 'GET' | 'POST' | 'PUT';
-  /** `fixed`: the same request every time; `random-id`: path + a random id from idsFile; `create`: a new contact body each time. */
-  kind: 'fixed' | 'random-id' | 'create' | 'assert-batch';
+  /**
+   * `fixed`: the same request every time; `random-id`: path + a random id from idsFile; `rotate`:
+   * `paths` in turn; `create`: a new contact body each time; `assert-batch`: 100 new contacts per
+   * request; `deal-with-contacts`: POST path (a new deal), then three PUT path/{deal}/contacts/{id}
+   * of random contacts of idsFile, four requests per deal.
+   */
+  kind: 'fixed' | 'random-id' | 'rotate' | 'create' | 'assert-batch' | 'deal-with-contacts';
   path: string;
   headers?: Record<string, string>;
   body?: string;
   idsFile?: string;
-  /** For `create`: the list to create contacts on, and whether each request carries a fresh Idempotency-Key. */
+  paths?: string[];
+  /** For `create`: the list to create contacts on; for `create` and `deal-with-contacts`: whether each create carries a fresh Idempotency-Key. */
   listId?: string;
   idempotency?: boolean;
 }
@@ -44,6 +50,12 @@ interface Request {
   body?: string;
 }
 
+/** A request of autocannon's sequence; `context` is the connection's, reset at each pass. */
+interface Step extends Request {
+  setupRequest?: (req: Request, context: Record<string, unknown>) => Request;
+  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+}
+
 interface Instance extends PromiseLike<{ duration: number; errors: number; timeouts: number; statusCodeStats: Record<string, { count: number }> }> {
   on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): void;
 }
@@ -56,49 +68,85 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-function requestMaker(spec: LoadSpec): (req: Request) => Request {
+const DEAL_ROLES = ['Decision maker', 'Champion', 'User'];
+const readIds = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+const json = { 'content-type': 'application/json' };
+
+/** The request sequence each connection repeats: one request, or the four of a deal with its contacts. */
+function requestsOf(spec: LoadSpec): Step[] {
   const headers = { ...spec.headers };
+  const base = { method: spec.method ?? 'GET', path: spec.path, headers, body: spec.body };
+  const run = `${process.pid}-${Date.now()}`;
+  let n = 0;
   if (spec.kind === 'random-id') {
-    const ids = readFileSync(spec.idsFile!, 'utf8').split('\n').filter(Boolean);
-    return (req) => ({ ...req, path: spec.path + ids[Math.floor(Math.random() * ids.length)] });
+    const ids = readIds(spec.idsFile!);
+    return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.path + ids[Math.floor(Math.random() * ids.length)] }) }];
+  }
+  if (spec.kind === 'rotate') {
+    return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.paths![n++ % spec.paths!.length] }) }];
   }
   if (spec.kind === 'create') {
-    const run = `${process.pid}-${Date.now()}`;
-    let n = 0;
-    return (req) => {
-      const i = n++;
-      const fields = contactFields(i);
-      const body = JSON.stringify({ list_id: spec.listId, ...fields, work_email: `bench.${run}.${i}@example.com` });
-      return {
-        ...req,
-        body,
-        headers: { ...headers, 'content-type': 'application/json', ...(spec.idempotency ? { 'idempotency-key': `bench-${run}-${i}` } : {}) },
-      };
-    };
+    return [{
+      ...base,
+      setupRequest: (req) => {
+        const i = n++;
+        const fields = contactFields(i);
+        const body = JSON.stringify({ list_id: spec.listId, ...fields, work_email: `bench.${run}.${i}@example.com` });
+        return { ...req, body, headers: { ...headers, ...json, ...(spec.idempotency ? { 'idempotency-key': `bench-${run}-${i}` } : {}) } };
+      },
+    }];
   }
   if (spec.kind === 'assert-batch') {
     // 100 new contacts per request, each with a custom field value the filter scenario reads.
-    const run = `${process.pid}-${Date.now()}`;
-    let n = 0;
-    return (req) => {
-      const records = Array.from({ length: 100 }, () => {
-        const i = n++;
-        return { list_id: spec.listId, ...contactFields(i), work_email: `batch.${run}.${i}@example.com`, custom_fields: { segment: SEGMENTS[i % SEGMENTS.length] } };
-      });
-      return { ...req, body: JSON.stringify({ records }), headers: { ...headers, 'content-type': 'application/json' } };
-    };
+    return [{
+      ...base,
+      setupRequest: (req) => {
+        const records = Array.from({ length: 100 }, () => {
+          const i = n++;
+          return { list_id: spec.listId, ...contactFields(i), work_email: `batch.${run}.${i}@example.com`, custom_fields: { segment: SEGMENTS[i % SEGMENTS.length] } };
+        });
+        return { ...req, body: JSON.stringify({ records }), headers: { ...headers, ...json } };
+      },
+    }];
   }
-  return (req) => req;
+  if (spec.kind === 'deal-with-contacts') {
+    // POST the deal, then PUT three different contacts (random ids of idsFile) on it, in order.
+    const ids = readIds(spec.idsFile!);
+    const create: Step = {
+      ...base,
+      method: 'POST',
+      setupRequest: (req, context) => {
+        const i = n++;
+        const picked = new Set<string>();
+        while (picked.size < 3) picked.add(ids[Math.floor(Math.random() * ids.length)]);
+        context.contacts = [...picked];
+        const { name, amount, currency, owner, source } = dealFields(i);
+        return { ...req, body: JSON.stringify({ name, amount, currency, owner, source }), headers: { ...headers, ...json, ...(spec.idempotency ? { 'idempotency-key': `bench-deal-${run}-${i}` } : {}) } };
+      },
+      onResponse: (status, body, context) => {
+        context.dealId = status === 201 ? (JSON.parse(body) as { data: { id: string } }).data.id : 'dea_not_created';
+      },
+    };
+    const put = (k: number): Step => ({
+      ...base,
+      method: 'PUT',
+      setupRequest: (req, context) => ({
+        ...req, path: `${spec.path}/${context.dealId as string}/contacts/${(context.contacts as string[])[k]}`, body: JSON.stringify({ role: DEAL_ROLES[k] }), headers: { ...headers, ...json },
+      }),
+    });
+    return [create, put(0), put(1), put(2)];
+  }
+  return [base];
 }
 
-async function round(spec: LoadSpec, seconds: number, setupRequest: (req: Request) => Request): Promise<RoundResult> {
+async function round(spec: LoadSpec, seconds: number, requests: Step[]): Promise<RoundResult> {
   const latencies: number[] = [];
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
     duration: seconds,
     timeout: 30,
-    requests: [{ method: spec.method ?? 'GET', path: spec.path, headers: spec.headers ?? {}, body: spec.body, setupRequest }],
+    requests,
   });
   instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   const result = await instance;
@@ -122,10 +170,10 @@ async function round(spec: LoadSpec, seconds: number, setupRequest: (req: Reques
 }
 
 export async function runLoad(spec: LoadSpec): Promise<{ warmup: RoundResult | null; rounds: RoundResult[] }> {
-  const setupRequest = requestMaker(spec);
-  const warmup = spec.warmupSeconds > 0 ? await round(spec, spec.warmupSeconds, setupRequest) : null;
+  const requests = requestsOf(spec);
+  const warmup = spec.warmupSeconds > 0 ? await round(spec, spec.warmupSeconds, requests) : null;
   const rounds: RoundResult[] = [];
-  for (let i = 0; i < spec.rounds; i++) rounds.push(await round(spec, spec.roundSeconds, setupRequest));
+  for (let i = 0; i < spec.rounds; i++) rounds.push(await round(spec, spec.roundSeconds, requests));
   return { warmup, rounds };
 }
 

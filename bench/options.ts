@@ -5,6 +5,8 @@ export interface BenchOptions {
   quick: boolean;
   /** Contacts of the large organization. */
   contacts: number;
+  /** Deals of the large organization (scenarios 15 to 17). */
+  deals: number;
   /** Its size at the first measurement of growth (scenario 7). */
   growthBase: number;
   smallOrgs: number;
@@ -22,8 +24,9 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [--quick] [--contacts N] [--rounds N] [--seconds S] [--store sqlite|postgres]
 
-  --quick        small smoke run (20,000 contacts, short rounds), about 2 minutes
-  --contacts N   contacts of the large organization (default 1,000,000)
+  --quick        small smoke run (20,000 contacts, 10,000 deals, short rounds), about 2 minutes
+  --contacts N   contacts of the large organization (default 1,000,000); its deals are half as
+                 many, at most 100,000
   --rounds N     measured rounds per scenario (default 3)
   --seconds S    seconds per round (default 4; 1 with --quick)
   --store NAME   only this store (default: SQLite, and PostgreSQL when BENCH_PG_URL or DATABASE_URL names one)
@@ -60,6 +63,8 @@ export function parseOptions(argv: string[], hasPostgres: boolean): BenchOptions
   return {
     quick,
     contacts,
+    // 100,000 deals at the default size, 10,000 in the quick run.
+    deals: Math.min(100_000, Math.ceil(contacts / 2)),
     growthBase: Math.min(10_000, contacts),
     smallOrgs: 100,
     smallOrgContacts: quick ? 20 : 200,

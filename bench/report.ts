@@ -35,6 +35,10 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '12', name: 'custom field filter / scenario 1', value: ratio(s.s12_custom_field_filter.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
     { id: '13', name: 'search, 3 filters + q / scenario 1', value: ratio(s.s13_search_filtered.rps, s.s1_get_one.rps), op: '>=', target: 0.1 },
     { id: '14', name: `sorted search page ${s.s14_search_sorted.deepPage.toLocaleString('en')} p50 / page 2 p50`, value: ratio(s.s14_search_sorted.deep.p50, s.s14_search_sorted.page2.p50), op: '<=', target: 1.5 },
+    { id: '15', name: 'deals by pipeline and stage / scenario 1', value: ratio(s.s15_deal_list_by_stage.rps, s.s1_get_one.rps), op: '>=', target: 0.5 },
+    { id: '16', name: 'deals summary / scenario 1', value: ratio(s.s16_deal_summary.rps, s.s1_get_one.rps), op: '>=', target: 0.5 },
+    // Deals with their three contacts per second against contacts created per second.
+    { id: '17', name: 'deal + 3 contacts / scenario 5', value: ratio(s.s17_deal_with_contacts.dealsPerSecond, s.s5_create.rps), op: '>=', target: 0.5 },
     { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
     { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
     { id: '9', name: 'webhook event-to-delivery p50 at 200 creates/s, ms', value: s.s9_delivery_latency.p50, op: '<=', target: 100 },
@@ -53,11 +57,14 @@ function figureRow(name: string, f: Figure): string {
   return `  ${pad(name, 44)}${pad(num(f.rps), 10, true)}${pad(ms(f.p50), 9, true)}${pad(ms(f.p99), 9, true)}${pad(pct(f.spread), 8, true)}${pad(f.cpuUsPerRequest === null ? '' : f.cpuUsPerRequest.toFixed(1), 9, true)}${pad(f.serverCpuShare === null ? '' : pct(f.serverCpuShare), 6, true)}${f.unexpected ? `  (${f.unexpected} unexpected)` : ''}`;
 }
 
+/** A latency taken one request at a time: its median only. */
+const latencyRow = (name: string, p50: number, note: string) => `  ${pad(name, 44)}${pad('', 10)}${pad(ms(p50), 9, true)}${pad('', 9)}${pad('', 8)}  (${note})`;
+
 /** The figures and the targets of one store, as printed and as pasted into docs/performance.md. */
 export function table(shared: SharedBaselines, r: StoreResult, targets: Target[], n: number): string {
   const s = r.scenarios;
   const lines = [
-    `${r.store} — ${num(r.seed.contacts)} contacts in the large organization, ${r.seed.smallOrgs} small organizations (seeded in ${r.seed.seconds} s)`,
+    `${r.store} — ${num(r.seed.contacts)} contacts and ${num(r.seed.deals)} deals in the large organization, ${r.seed.smallOrgs} small organizations (seeded in ${r.seed.seconds} s)`,
     `  ${pad('scenario', 44)}${pad('req/s', 10, true)}${pad('p50 ms', 9, true)}${pad('p99 ms', 9, true)}${pad('spread', 8, true)}${pad('CPU µs', 9, true)}${pad('busy', 6, true)}`,
     figureRow('(a) bare node:http JSON', shared.a_node_http),
     figureRow('(b) bare Fastify JSON', shared.b_fastify_json),
@@ -65,7 +72,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('(d) bare Fastify single-row insert', r.baselines.d_insert),
     figureRow('1 GET /v1/contacts/{id}', s.s1_get_one),
     figureRow(`2 GET /v1/contacts?limit=50 (total ${num(s.s2_list_first_page.total)})`, s.s2_list_first_page),
-    ...Object.entries(s.s3_cursor_walk.pages).map(([page, p]) => `  ${pad(`3 cursor walk, page ${num(Number(page))}`, 44)}${pad('', 10)}${pad(ms(p.p50), 9, true)}${pad('', 9)}${pad('', 8)}  (1 connection, ${p.samples} pages)`),
+    ...Object.entries(s.s3_cursor_walk.pages).map(([page, p]) => latencyRow(`3 cursor walk, page ${num(Number(page))}`, p.p50, `1 connection, ${p.samples} pages`)),
     figureRow(`4 title contains "${s.s4_title_contains.substring}" (total ${num(s.s4_title_contains.total)})`, s.s4_title_contains),
     figureRow('5 POST /v1/contacts with Idempotency-Key', s.s5_create),
     `${figureRow('6 over the limit: 429 answers/s', { ...s.s6_rate_limited, rps: s.s6_rate_limited.rejectedPerSecond })}  (${num(s.s6_rate_limited.allowedPerSecond)}/s allowed)`,
@@ -80,7 +87,12 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow(`12 custom_fields.segment filter (total ${num(s.s12_custom_field_filter.total)})`, s.s12_custom_field_filter),
     figureRow(`13 search: 3 filters + q (total ${num(s.s13_search_filtered.total)})`, s.s13_search_filtered),
     ...([['page 2', s.s14_search_sorted.page2], [`page ${num(s.s14_search_sorted.deepPage)}`, s.s14_search_sorted.deep]] as const)
-      .map(([page, l]) => `  ${pad(`14 search sorted by custom_fields.score, ${page}`, 44)}${pad('', 10)}${pad(ms(l.p50), 9, true)}${pad('', 9)}${pad('', 8)}  (1 connection, ${l.samples} requests, max ${ms(l.max)} ms)`),
+      .map(([page, l]) => latencyRow(`14 search sorted by custom_fields.score, ${page}`, l.p50, `1 connection, ${l.samples} requests, max ${ms(l.max)} ms`)),
+    figureRow(`15 deals by stage, page 2 (${num(s.s15_deal_list_by_stage.deals)} deals)`, s.s15_deal_list_by_stage),
+    figureRow('15 deals by stage, page 1 (cached)', s.s15_deal_list_by_stage.cachedFirstPage),
+    latencyRow('15 page 1 of each stage, cold', s.s15_deal_list_by_stage.coldMs.p50, `1 connection, totals ${s.s15_deal_list_by_stage.totals.map(num).join('/')}, max ${ms(s.s15_deal_list_by_stage.coldMs.max)} ms`),
+    figureRow(`16 GET /v1/deals/summary (${num(s.s16_deal_summary.deals)} deals)`, s.s16_deal_summary),
+    `${figureRow('17 POST /v1/deals + 3 PUT contacts (requests)', s.s17_deal_with_contacts)}  (${num(s.s17_deal_with_contacts.dealsPerSecond)} deals/s)`,
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

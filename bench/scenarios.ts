@@ -1,16 +1,17 @@
-// The measurements on one store: seed, baselines (c) and (d), then scenarios 1 to 8 against the real
+// The measurements on one store: seed, baselines (c) and (d), then scenarios 1 to 17 against the real
 // service (src/server.ts through bench/instrumented-server.ts) with real API keys.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { dealScenarios, type DealResults } from './deal-scenarios.ts';
 import { RARE_SUBSTRING, SEGMENTS } from './fixtures.ts';
 import type { LoadSpec, RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
 import { searchScenarios, type SearchResults } from './search-scenarios.ts';
-import { createSeededOrg, seedContacts } from './seed.ts';
+import { createSeededOrg, seedContacts, seedDeals } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
 import { benchWebhooks, type WebhookResults } from './webhooks.ts';
 
@@ -36,7 +37,7 @@ export interface Figure {
 
 export interface StoreResult {
   store: StoreKind;
-  seed: { contacts: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
+  seed: { contacts: number; deals: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
   baselines: { c_get_by_id: Figure; d_insert: Figure };
   scenarios: {
     s1_get_one: Figure;
@@ -51,7 +52,7 @@ export interface StoreResult {
     s11_assert_batch: Figure & { recordsPerSecond: number };
     s12_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  } & WebhookResults & SearchResults;
+  } & WebhookResults & SearchResults & DealResults;
 }
 
 const median = (xs: number[]) => {
@@ -189,12 +190,13 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     }
 
     const topUpStarted = performance.now();
-    log(`${kind}: seeding the large organization to ${options.contacts.toLocaleString('en')} contacts`);
+    log(`${kind}: seeding the large organization to ${options.contacts.toLocaleString('en')} contacts and ${options.deals.toLocaleString('en')} deals`);
     const sampleEvery = Math.max(1, Math.floor(options.contacts / 100_000));
     await seedContacts(database, big, options.contacts, (id, i) => {
       if (i % sampleEvery === 0) ids.push(id);
     });
     writeFileSync(idsFile, ids.join('\n'));
+    const seededDeals = await seedDeals(database, big, options.deals);
     // A store in service has planner statistics (autovacuum gathers them on PostgreSQL); a store
     // filled a moment ago does not yet.
     if (kind === 'postgres') await sql`analyze`.execute(database.db);
@@ -251,6 +253,10 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
     await noteRss('s5');
 
+    log(`${kind}: scenarios 15 to 17 (deals)`);
+    const deals = await dealScenarios(service, big.token, seededDeals, idsFile, load);
+    await noteRss('s17');
+
     // Scenarios 11 and 12: batch asserts of 100 new contacts carrying a custom field, then the first
     // page filtered by that field (an index read on field_values, with its exact total). Each batch
     // carries 100 records, so a few connections keep as many records in flight as scenario 5's
@@ -284,7 +290,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
 
     return {
       store: kind,
-      seed: { contacts: big.contacts, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
+      seed: { contacts: big.contacts, deals: seededDeals.deals, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
       baselines: { c_get_by_id: c, d_insert: d },
       scenarios: {
         s1_get_one: s1,
@@ -297,6 +303,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         s11_assert_batch: s11,
         s12_custom_field_filter: s12,
         ...search,
+        ...deals,
         s8_resources: {
           peakRssMb: Math.round(after.peakRssBytes / 1e5) / 10,
           eldUnderListLoad: { p50: underList.eld.p50, p99: underList.eld.p99, max: underList.eld.max },

@@ -1,16 +1,20 @@
 // Fills a store through its store layer (Kysely, the service's own migrations and counters), never
 // through HTTP: multi-row inserts, many per transaction, with the maintained totals (the tenant's
-// 'contacts' counter and each list's member_count) moved in the same transactions.
+// 'contacts' and 'deals' counters, each list's member_count, the deals' per-stage totals) moved in
+// the same transactions.
+import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import { createOrganization } from '../src/orgs/orgs.ts';
 import { newId } from '../src/platform/ids.ts';
 import type { Scope } from '../src/platform/scope.ts';
+import { tenantOf } from '../src/platform/resource/tenancy.ts';
 import { bumpCounter, runWrite } from '../src/platform/write.ts';
+import { defaultPipeline, stagesOf, type StageRow } from '../src/resources/deals/pipelines.store.ts';
 import { addEntries, createList } from '../src/resources/lists/lists.store.ts';
 import { contacts } from '../src/resources/contacts/contacts.resource.ts';
 import { createField } from '../src/resources/fields/fields.store.ts';
-import { contactFields } from './fixtures.ts';
+import { contactFields, dealFields } from './fixtures.ts';
 
 export interface SeededOrg {
   scope: Scope;
@@ -94,4 +98,67 @@ export async function seedContacts(database: Database, org: SeededOrg, total: nu
     });
     org.contacts = end;
   }
+}
+
+export interface SeededDeals {
+  pipelineId: string;
+  /** The default pipeline's stages in order; deal i is in stage i mod their number. */
+  stages: StageRow[];
+  deals: number;
+}
+
+/** Adds each stage's share of a deal to `totals` as totals.ts does: own probabilities weighted now, others when read. */
+function addToTotals(totals: Map<string, DB['deal_stage_totals']>, row: DB['deals']): void {
+  const key = `${row.stage_id}|${row.currency}`;
+  const t = totals.get(key) ?? { org_id: row.org_id, mode: row.mode, stage_id: row.stage_id, currency: row.currency, deal_count: 0, amount: 0, weighted_own: 0, amount_following: 0 };
+  const amount = row.amount ?? 0;
+  t.deal_count += 1;
+  t.amount += amount;
+  if (row.probability === null) t.amount_following += amount;
+  else t.weighted_own += amount * row.probability;
+  totals.set(key, t);
+}
+
+/**
+ * Adds `total` deals (dealFields) to the organization's default pipeline, spread evenly over its
+ * stages, with what creating each through the API leaves beside it: its open stage-history row, its
+ * share of the per-stage totals and the 'deals' counter (not its event, as for contacts).
+ */
+export async function seedDeals(database: Database, org: SeededOrg, total: number): Promise<SeededDeals> {
+  const { db } = database;
+  const pipelineId = (await defaultPipeline(db, org.scope)).id;
+  const stages = await stagesOf(db, org.scope, pipelineId);
+  const perStatement = rowsPerStatement(database);
+  for (let start = 0; start < total; start += ROWS_PER_TRANSACTION) {
+    const end = Math.min(total, start + ROWS_PER_TRANSACTION);
+    await db.transaction().execute(async (tx) => {
+      const totals = new Map<string, DB['deal_stage_totals']>();
+      for (let from = start; from < end; from += perStatement) {
+        const rows: Array<DB['deals']> = [];
+        const history: Array<DB['deal_stage_history']> = [];
+        for (let i = from; i < Math.min(end, from + perStatement); i++) {
+          const f = dealFields(i);
+          const stage = stages[i % stages.length];
+          const ms = EPOCH_MS + i;
+          const at = Math.floor(ms / 1000);
+          const id = newId('dea', ms);
+          rows.push({
+            id, ...tenantOf(org.scope), name: f.name, amount: f.amount, currency: f.currency, pipeline_id: pipelineId, stage_id: stage.id,
+            status: stage.stage_type, probability: f.probability, expected_close_date: null, closed_at: stage.stage_type === 'open' ? null : at,
+            company_id: null, owner: f.owner, source: f.source, tags: JSON.stringify([]), custom_fields: null, created_at: at, updated_at: at,
+          });
+          history.push({ id: newId('dsh', ms), ...tenantOf(org.scope), deal_id: id, pipeline_id: pipelineId, stage_id: stage.id, entered_at: at, left_at: null, created_at: at, updated_at: at });
+          addToTotals(totals, rows[rows.length - 1]);
+        }
+        await tx.insertInto('deals').values(rows).execute();
+        await tx.insertInto('deal_stage_history').values(history).execute();
+      }
+      const added = (column: 'deal_count' | 'amount' | 'weighted_own' | 'amount_following') => sql<number>`deal_stage_totals.${sql.ref(column)} + excluded.${sql.ref(column)}`;
+      await tx.insertInto('deal_stage_totals').values([...totals.values()]).onConflict((oc) => oc.columns(['org_id', 'mode', 'stage_id', 'currency']).doUpdateSet({
+        deal_count: added('deal_count'), amount: added('amount'), weighted_own: added('weighted_own'), amount_following: added('amount_following'),
+      })).execute();
+      await bumpCounter(tx, org.scope, 'deals', end - start);
+    });
+  }
+  return { pipelineId, stages, deals: total };
 }

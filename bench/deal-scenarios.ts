@@ -1,0 +1,104 @@
+// Scenarios 15 to 17: deals of the large organization (seeded by seedDeals, evenly over the stages of
+// its default pipeline). 15: the list filtered by pipeline and stage with its exact total, each
+// request a page the list cache does not keep, stage after stage; beside it the cached figure of one
+// fixed first page. 16: the deals summary of the pipeline. 17: creating a deal and putting three
+// contacts on it (create takes no contacts: four requests per deal). Each checks first that the
+// service answers what the seeded data says.
+import { dealFields } from './fixtures.ts';
+import type { LoadSpec } from './load.ts';
+import type { Server } from './processes.ts';
+import type { Figure } from './scenarios.ts';
+import type { Latency } from './search-scenarios.ts';
+import type { SeededDeals } from './seed.ts';
+
+export interface DealResults {
+  /** `total` and `coldMs` are those of the first page of each stage, read before any was kept. */
+  s15_deal_list_by_stage: Figure & { deals: number; stages: number; totals: number[]; coldMs: Latency; cachedFirstPage: Figure };
+  s16_deal_summary: Figure & { deals: number };
+  /** rps counts requests; a deal with its three contacts is four of them. */
+  s17_deal_with_contacts: Figure & { dealsPerSecond: number };
+}
+
+type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'>;
+type Load = (server: Server, spec: Spec, expected?: number[]) => Promise<Figure>;
+
+interface Amounts { currency: string; count: number; amount: number; weighted_amount: number }
+interface Summary {
+  stages: Array<{ stage_id: string; count: number; amounts: Amounts[] }>;
+  totals: { count: number; amounts: Amounts[] };
+}
+
+/** The summary the seeded deals must give, computed from their fixtures, not from the stored totals. */
+function expectedSummary(seeded: SeededDeals): Summary {
+  const sums = (rows: Array<{ currency: string; amount: number; weighted: number }>): Amounts[] => {
+    const by = new Map<string, { count: number; amount: number; weighted: number }>();
+    for (const r of rows) {
+      const a = by.get(r.currency) ?? { count: 0, amount: 0, weighted: 0 };
+      by.set(r.currency, { count: a.count + 1, amount: a.amount + r.amount, weighted: a.weighted + r.weighted });
+    }
+    return [...by.entries()].sort(([x], [y]) => (x < y ? -1 : 1))
+      .map(([currency, a]) => ({ currency, count: a.count, amount: a.amount, weighted_amount: Math.round(a.weighted / 100) }));
+  };
+  const perStage = seeded.stages.map(() => [] as Array<{ currency: string; amount: number; weighted: number }>);
+  for (let i = 0; i < seeded.deals; i++) {
+    const f = dealFields(i);
+    const stage = i % seeded.stages.length;
+    perStage[stage].push({ currency: f.currency, amount: f.amount, weighted: f.amount * (f.probability ?? Number(seeded.stages[stage].probability)) });
+  }
+  return {
+    stages: seeded.stages.map((s, k) => ({ stage_id: s.id, count: perStage[k].length, amounts: sums(perStage[k]) })),
+    totals: { count: seeded.deals, amounts: sums(perStage.flat()) },
+  };
+}
+
+async function getJson<T>(server: Server, path: string, token: string): Promise<{ ms: number; json: T }> {
+  const started = performance.now();
+  const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  const json = await response.json() as T;
+  return { ms: Math.round((performance.now() - started) * 100) / 100, json };
+}
+
+const latency = (xs: number[]): Latency => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { p50: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1], samples: sorted.length };
+};
+
+export async function dealScenarios(server: Server, token: string, seeded: SeededDeals, idsFile: string, load: Load): Promise<DealResults> {
+  const headers = { authorization: `Bearer ${token}` };
+  const expected = expectedSummary(seeded);
+
+  // 15. The first page of every stage, cold (its total counted), then the second page of each in
+  // turn: pages reached by a cursor are never kept, so each request reads its page (keyset, on the
+  // index by pipeline and stage) and takes the total counted for those filters since the last write.
+  const listPath = (stageId: string) => `/v1/deals?pipeline_id=${seeded.pipelineId}&stage_id=${stageId}&limit=50`;
+  const cold: number[] = [];
+  const second: string[] = [];
+  const totals: number[] = [];
+  for (const [k, stage] of seeded.stages.entries()) {
+    const first = await getJson<{ next_cursor: string | null; pagination: { total: number } }>(server, listPath(stage.id), token);
+    if (first.json.pagination.total !== expected.stages[k].count) throw new Error(`deals in stage ${stage.name}: total ${first.json.pagination.total}, expected ${expected.stages[k].count}`);
+    if (!first.json.next_cursor) throw new Error(`deals in stage ${stage.name}: a single page`);
+    cold.push(first.ms);
+    totals.push(first.json.pagination.total);
+    second.push(`${listPath(stage.id)}&cursor=${encodeURIComponent(first.json.next_cursor)}`);
+  }
+  const list = await load(server, { kind: 'rotate', path: second[0], paths: second, headers });
+  const cachedFirstPage = await load(server, { kind: 'fixed', path: listPath(seeded.stages[0].id), headers });
+
+  // 16. The summary, checked against the seeded deals.
+  const summaryPath = `/v1/deals/summary?pipeline_id=${seeded.pipelineId}`;
+  const { json: { data: summary } } = await getJson<{ data: Summary }>(server, summaryPath, token);
+  const got = JSON.stringify({ stages: summary.stages.map(({ stage_id, count, amounts }) => ({ stage_id, count, amounts })), totals: summary.totals });
+  if (got !== JSON.stringify(expected)) throw new Error(`deals summary ${got}, expected ${JSON.stringify(expected)}`);
+  const s16 = await load(server, { kind: 'fixed', path: summaryPath, headers });
+
+  // 17. A deal and its three contacts; the create carries a fresh Idempotency-Key, as scenario 5's do.
+  const s17 = await load(server, { kind: 'deal-with-contacts', path: '/v1/deals', headers, idsFile, idempotency: true }, [200, 201]);
+
+  return {
+    s15_deal_list_by_stage: { ...list, deals: seeded.deals, stages: seeded.stages.length, totals, coldMs: latency(cold), cachedFirstPage },
+    s16_deal_summary: { ...s16, deals: seeded.deals },
+    s17_deal_with_contacts: { ...s17, dealsPerSecond: Math.round(s17.rps / 4) },
+  };
+}
