@@ -12,6 +12,7 @@ import { customFields } from './migrations/0006-custom-fields.ts';
 import { search } from './migrations/0007-search.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
 import { deals } from './migrations/0010-deals.ts';
+import { quotes } from './migrations/0013-quotes.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -25,6 +26,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0007-search': search(database.dialect),
     '0008-list-members': listMembers(database.dialect),
     '0010-deals': deals(database.dialect),
+    '0013-quotes': quotes(database.dialect),
   };
 }
 

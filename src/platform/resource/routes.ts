@@ -45,18 +45,23 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
       app.get(base, {
         config,
         schema: { tags, ...docs(r, 'list'), querystring: r.schemas.query, response: { 200: ListOf(r.schemas.record, `A page of ${r.plural}`), ...errors('list') } },
-      }, (req, reply) => lists.answer(req, reply, async (version) => {
-        const query = await resolveCustomFilters(r, db, req.scope, req.query as Record<string, unknown>);
-        const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
-        let total: Promise<number> | undefined;
-        const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
-        return paginate(req, query, {
-          fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count),
-          count,
-          keyOf: (row) => row.id,
-          map: (rows) => present(r, db, req.scope, rows),
-        });
-      }));
+      }, (req, reply) => {
+        const compute = async (version?: number) => {
+          const query = await resolveCustomFilters(r, db, req.scope, req.query as Record<string, unknown>);
+          const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
+          const counted = () => countRows(r, db, database.dialect, req.scope, query);
+          let total: Promise<number> | undefined;
+          const count = () => (total ??= version === undefined ? counted() : lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, counted));
+          return paginate(req, query, {
+            fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count),
+            count,
+            keyOf: (row) => row.id,
+            map: (rows) => present(r, db, req.scope, rows),
+          });
+        };
+        // Records that follow the clock (hooks.asOf) change without a new data version: never reused.
+        return r.hooks?.asOf ? compute() : lists.answer(req, reply, compute);
+      });
     }
 
     if (!omit.has('create')) {

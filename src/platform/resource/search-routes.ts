@@ -53,7 +53,8 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
             keyOf: (hit) => hit.key,
             map: (hits) => present(r, db, req.scope, hits.map((h) => h.row as never)),
           });
-        }, { key: canonicalJson(body), walking: cursor !== undefined });
+          // A page of records that follow the clock (hooks.asOf) is never kept: it ages without a write.
+        }, { key: canonicalJson(body), walking: cursor !== undefined || r.hooks?.asOf !== undefined });
       });
     }
 
