@@ -27,8 +27,10 @@ export const SANDBOX_DEALS = DEALS.length;
 
 const day = (w: WriteContext, days: number) => new Date((w.now + days * 86_400) * 1000).toISOString().slice(0, 10);
 
-export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<number> {
+/** Seeds the deals; answers the first deal that has a contact (the sandbox quote is for it). */
+export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<{ id: string; contactId: string; name: string } | undefined> {
   const pipeline = await createDefaultPipeline(w);
+  let quoted: { id: string; contactId: string; name: string } | undefined;
   for (const [i, [position, product, amount, probability, closeIn]] of DEALS.entries()) {
     const account = accounts[i % accounts.length];
     const deal = await createRecord(deals, w, {
@@ -41,6 +43,7 @@ export async function seedSandboxDeals(w: WriteContext, accounts: Account[], peo
     if (!contact) continue;
     await w.tx.insertInto('deal_contacts').values({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: contact.id, role: 'Champion', created_at: w.now, updated_at: w.now }).execute();
     w.emit('deal.contact_added', { ...deal, contact_id: contact.id, role: 'Champion' });
+    quoted ??= { id: deal.id, contactId: contact.id, name: String(deal.name) };
   }
-  return DEALS.length;
+  return quoted;
 }

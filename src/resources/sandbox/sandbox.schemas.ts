@@ -7,5 +7,7 @@ export const SandboxResetSchema = Type.Object({
   companies: Type.Integer({ description: 'Companies in the fresh data set', examples: [50] }),
   campaigns: Type.Integer({ description: 'Campaigns in the fresh data set (one draft, one active)', examples: [2] }),
   deals: Type.Integer({ description: 'Deals in the fresh data set, in the stages of the default pipeline (each with a contact)', examples: [8] }),
+  products: Type.Integer({ description: 'Products in the fresh data set (one inactive)', examples: [5] }),
+  quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal, with a working public link)', examples: [1] }),
 }, { description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

@@ -17,6 +17,7 @@ import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
+import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
 
 export interface SandboxSummary {
@@ -25,11 +26,13 @@ export interface SandboxSummary {
   companies: number;
   campaigns: number;
   deals: number;
+  products: number;
+  quotes: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -108,9 +111,9 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   for (const launched of await present(campaignResource, w.tx, w.scope, as(campaigns.filter((c) => c.launched_at !== null), () => ({})))) {
     w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
-  const deals = await seedSandboxDeals(w, companies, contacts);
-
-  return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length, deals };
+  const quoted = await seedSandboxDeals(w, companies, contacts);
+  if (quoted) await seedSandboxQuotes(w, quoted);
+  return sandboxSummary();
 }
 
 

@@ -138,6 +138,9 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // An assert needs a natural key to match on.
   'PUT /v1/contacts/assert': () => ({ work_email: `a${randomBytes(6).toString('hex')}@example.com` }),
   'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
+  'PUT /v1/products/assert': () => ({ sku: `S-${randomBytes(6).toString('hex')}` }),
+  // A quote with a line (and the contact its reference field gets) can be sent.
+  'POST /v1/quotes': () => ({ line_items: [{ name: 'Onboarding workshop', quantity: 1, unit_price: 150_000 }] }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
   // Every stage of the pipeline the route's factory made, once each.
