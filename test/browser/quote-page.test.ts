@@ -51,7 +51,7 @@ describe.skipIf(!available)('the public quote page in a browser', () => {
     await page.goto(`${base}/q/${q.public_token}`);
     await expect.poll(() => page.locator('#total').textContent()).toBe('$3,600.00');
     expect(await page.locator('h1').textContent()).toBe('<script>window.pwned = 1</script> Team plan');
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('#status').textContent()).toBe('Awaiting your answer');
 
     // An empty name is held back by the form itself; then the signer types their name.
