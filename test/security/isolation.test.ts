@@ -258,7 +258,9 @@ describe('cursors, idempotency keys and ids in bodies and filters', () => {
         const seen = await b.live.call('GET', `${fill(route.url, params)}?${param.name}=${foreign}`);
         const none = await b.live.call('GET', `${fill(route.url, params)}?${param.name}=${absentLike(foreign)}`);
         expect(seen.status, `${label(route)}?${param.name}=A's → ${seen.body}`).toBe(none.status);
-        expect(seen.body, `${label(route)}?${param.name}=A's`).toBe(none.body);
+        // A cursor is bound to the filter's value, so only next_cursor may differ (on a full page).
+        const uncursored = (body: string) => body.replace(/"next_cursor":"[^"]*"/g, '"next_cursor":"…"');
+        expect(uncursored(seen.body), `${label(route)}?${param.name}=A's`).toBe(uncursored(none.body));
         filterChecks++;
       }
     }

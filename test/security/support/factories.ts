@@ -138,7 +138,7 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // An assert needs a natural key to match on.
   'PUT /v1/contacts/assert': () => ({ work_email: `a${randomBytes(6).toString('hex')}@example.com` }),
   'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
-  'PUT /v1/products/assert': () => ({ sku: `S-${randomBytes(6).toString('hex')}` }),
+  'PUT /v1/products/assert': () => ({ sku: `S-${randomBytes(6).toString('hex')}`, unit_price: 12_000 }),
   // A quote with a line (and the contact its reference field gets) can be sent.
   'POST /v1/quotes': () => ({ line_items: [{ name: 'Onboarding workshop', quantity: 1, unit_price: 150_000 }] }),
   // A list of type companies (the factory's) holds companies.
