@@ -38,20 +38,19 @@ export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void>
   const { database, writes } = app.services;
   app.addHook('onRequest', limitAddress);
 
-  /** Runs a write of the link's tenant (no key made it) and tells its live listeners. */
-  async function write<T>(token: string, work: (w: WriteContext, link: Link) => Promise<T>): Promise<{ result: T; seller: string }> {
-    const { scope, link } = await findLink(database.db, token);
-    const result = await writes.run(scope, (w) => work(w, link));
-    app.services.notify(scope);
-    return { result, seller: await sellerName(database.db, scope) };
+  /** Runs a write of the link's tenant (no key made it), tells its live listeners, answers the public form. */
+  async function write(found: Awaited<ReturnType<typeof findLink>>, work: (w: WriteContext, link: Link) => Promise<Row>) {
+    const row = await writes.run(found.scope, (w) => work(w, found.link));
+    app.services.notify(found.scope);
+    return publicView(row, await sellerName(database.db, found.scope), nowSeconds());
   }
 
   /** The quote of a token as its recipient sees it; the first view of a sent quote records it. */
   async function view(token: string) {
-    const { scope, link } = await findLink(database.db, token);
-    let row: Row = await quoteByLink(database.db, scope, link);
-    if (stateAt(String(row.status), row.valid_until, nowSeconds()) === 'sent') row = (await write(token, viewQuote)).result;
-    return publicView(row, await sellerName(database.db, scope), nowSeconds());
+    const found = await findLink(database.db, token);
+    const row = await quoteByLink(database.db, found.scope, found.link);
+    if (stateAt(String(row.status), row.valid_until, nowSeconds()) === 'sent') return write(found, viewQuote);
+    return publicView(row, await sellerName(database.db, found.scope), nowSeconds());
   }
 
   const answered = (description: string) => ({ 200: Data(PublicQuoteSchema, description), ...errorResponses(404, 409) });
@@ -72,10 +71,7 @@ export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void>
       description: 'Accepts a sent or viewed quote in the name given (`name`, the signer\'s full name; blank is 400), recording the name, the time and the client address, and records `quote.accepted`. Nothing else follows automatically: the seller decides what happens to the deal. A quote that is accepted, declined, expired or void is 409; an unknown or earlier-revision token 404.',
       response: answered('The accepted quote'),
     },
-  }, async (req) => {
-    const { result, seller } = await write(req.params.token, (w, link) => acceptQuote(w, link, req.body.name, req.ip));
-    return { data: publicView(result, seller, nowSeconds()) };
-  });
+  }, async (req) => ({ data: await write(await findLink(database.db, req.params.token), (w, link) => acceptQuote(w, link, req.body.name, req.ip)) }));
 
   app.post('/v1/public/quotes/:token/decline', {
     config,
@@ -84,10 +80,7 @@ export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void>
       description: 'Declines a sent or viewed quote with an optional `reason` for the seller, and records `quote.declined`. A quote that is accepted, declined, expired or void is 409; an unknown or earlier-revision token 404.',
       response: answered('The declined quote'),
     },
-  }, async (req) => {
-    const { result, seller } = await write(req.params.token, (w, link) => declineQuote(w, link, req.body?.reason));
-    return { data: publicView(result, seller, nowSeconds()) };
-  });
+  }, async (req) => ({ data: await write(await findLink(database.db, req.params.token), (w, link) => declineQuote(w, link, req.body?.reason)) }));
 
   app.get('/q/:token', {
     config,
