@@ -21,7 +21,7 @@ import { openApiOptions } from './platform/openapi.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
 import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
-import type { RateLimiter } from './platform/rate-limit/rate-limiter.ts';
+import type { RateLimiter, RateLimits } from './platform/rate-limit/rate-limiter.ts';
 import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
 import { validatorCompiler } from './platform/validation.ts';
@@ -82,11 +82,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
 
   const closing = new AbortController();
-  const limits = { perSecond: config.rateLimitPerSecond, perMinute: config.rateLimitPerMinute };
-  const limiter: RateLimiter = config.redisUrl
-    ? new RedisRateLimiter(config.redisUrl, limits, (error) => app.log.error({ err: { message: error.message } }, 'rate limiter unavailable; allowing requests'))
-    : new MemoryRateLimiter(limits);
-  await limiter.ready?.();
+  const openLimiter = async (limits: RateLimits): Promise<RateLimiter> => {
+    const opened: RateLimiter = config.redisUrl
+      ? new RedisRateLimiter(config.redisUrl, limits, (error) => app.log.error({ err: { message: error.message } }, 'rate limiter unavailable; allowing requests'))
+      : new MemoryRateLimiter(limits);
+    await opened.ready?.();
+    return opened;
+  };
+  const limiter = await openLimiter({ perSecond: config.rateLimitPerSecond, perMinute: config.rateLimitPerMinute });
+  // Public pages (no key, no organization) are limited per client address, with limits of their own.
+  const publicLimiter = await openLimiter({ perSecond: config.publicRateLimitPerSecond, perMinute: config.publicRateLimitPerMinute });
   const hub = new EventHub();
   const writes = new WriteQueue(database);
   const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
@@ -101,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     database,
     writes,
     limiter,
+    publicLimiter,
     keys: new KeyCache(),
     links: new LinkCache(),
     leases,
@@ -173,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     leases.close();
     clearInterval(flushLogs);
     await limiter.close();
+    await publicLimiter.close();
     await writes.drained();
     await workers?.stop();
     await outbound.close();

@@ -10,6 +10,9 @@ export interface Config {
   secretKey: string | undefined;
   rateLimitPerSecond: number;
   rateLimitPerMinute: number;
+  /** Limits per client address of the public pages and endpoints (no API key: public quote links). */
+  publicRateLimitPerSecond: number;
+  publicRateLimitPerMinute: number;
   defaultCredits: number;
   logLevel: string;
   sseHeartbeatMs: number;
@@ -84,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey,
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50, 1),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
+    publicRateLimitPerSecond: int(env, 'PUBLIC_RATE_LIMIT_PER_SECOND', 5, 1),
+    publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 60, 1),
     defaultCredits: int(env, 'DEFAULT_CREDITS', 1000),
     logLevel,
     sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15000, 10),

@@ -15,6 +15,7 @@ import { deals } from './migrations/0010-deals.ts';
 import { checklists } from './migrations/0011-checklists.ts';
 import { filterIndexes } from './migrations/0014-filter-indexes.ts';
 import { tasksNotes } from './migrations/0012-tasks-notes.ts';
+import { quotes } from './migrations/0013-quotes.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -31,6 +32,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0011-checklists': checklists(database.dialect),
     '0014-filter-indexes': filterIndexes,
     '0012-tasks-notes': tasksNotes(database.dialect),
+    '0013-quotes': quotes(database.dialect),
   };
 }
 

@@ -393,6 +393,19 @@ export interface TasksTable extends Tenant {
   updated_at: number;
 }
 
+export interface ProductsTable extends Tenant {
+  id: string;
+  name: string;
+  sku: string | null;
+  unit_price: number;
+  currency: string;
+  description: string | null;
+  active: number;
+  custom_fields: unknown | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface NotesTable extends Tenant {
   id: string;
   content: string;
@@ -402,6 +415,45 @@ export interface NotesTable extends Tenant {
   custom_fields: unknown | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A quote; `line_items` is JSON (see src/resources/quotes/line-items.ts). */
+export interface QuotesTable extends Tenant {
+  id: string;
+  number: string;
+  title: string;
+  deal_id: string | null;
+  contact_id: string | null;
+  currency: string;
+  line_items: unknown;
+  tax_percent: number;
+  subtotal: number;
+  discount_total: number;
+  tax_total: number;
+  total: number;
+  valid_until: number | null;
+  terms: string | null;
+  status: string;
+  revision: number;
+  public_token: string | null;
+  sent_at: number | null;
+  viewed_at: number | null;
+  accepted_at: number | null;
+  signer_name: string | null;
+  signer_ip: string | null;
+  declined_at: number | null;
+  decline_reason: string | null;
+  voided_at: number | null;
+  custom_fields: unknown | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The public link of a sent quote, found by its token before the tenant is known. */
+export interface QuoteLinksTable extends Tenant {
+  token: string;
+  quote_id: string;
+  created_at: number;
 }
 
 export interface DB {
@@ -439,5 +491,8 @@ export interface DB {
   record_associations: RecordAssociationsTable;
   tasks: TasksTable;
   notes: NotesTable;
+  products: ProductsTable;
+  quotes: QuotesTable;
+  quote_links: QuoteLinksTable;
 }
 

@@ -112,7 +112,7 @@ function touch(deps: AuthDeps, key: AuthedKey, request: FastifyRequest): void {
   });
 }
 
-function setLimitHeaders(reply: FastifyReply, limits: RateLimits, decision: RateLimitDecision): void {
+export function setLimitHeaders(reply: FastifyReply, limits: RateLimits, decision: RateLimitDecision): void {
   reply.header('x-ratelimit-limit-second', limits.perSecond);
   reply.header('x-ratelimit-limit-minute', limits.perMinute);
   reply.header('x-ratelimit-remaining', decision.remaining);

@@ -19,6 +19,8 @@ export interface Services {
   /** Where requests' writes are committed (group commit). */
   writes: WriteQueue;
   limiter: RateLimiter;
+  /** The limits of public routes (no API key), per client address. */
+  publicLimiter: RateLimiter;
   keys: KeyCache;
   /** Which clients agencies may act for (X-Org-Id), cached like keys. */
   links: LinkCache;

@@ -4,6 +4,7 @@
 import type { JobKind } from '../platform/jobs/kinds.ts';
 import { pruneJobs, purgeIdempotencyKeys } from '../platform/jobs/maintenance.ts';
 import type { Schedule } from '../platform/jobs/schedules.ts';
+import { expireQuotes } from './quotes/quotes.jobs.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
 
 export const JOB_KINDS: readonly JobKind<never>[] = [
@@ -11,10 +12,13 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   purgeIdempotencyKeys,
   pruneJobs,
   pruneWebhookDeliveries,
+  expireQuotes,
 ];
 
 export const SCHEDULES: readonly Schedule[] = [
   { cron: '*/10 * * * *', kind: purgeIdempotencyKeys },
   { cron: '17 * * * *', kind: pruneJobs },
   { cron: '23 3 * * *', kind: pruneWebhookDeliveries },
+  // Reads show an expired quote at once; this records it (status and `quote.expired`) within a minute.
+  { cron: '* * * * *', kind: expireQuotes },
 ];

@@ -24,6 +24,10 @@ import { eventRoutes } from './events/events.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { notes } from './notes/notes.resource.ts';
+import { products } from './products/products.resource.ts';
+import { publicQuoteRoutes } from './quotes/public.routes.ts';
+import { quotes } from './quotes/quotes.resource.ts';
+import { quoteRoutes } from './quotes/quotes.routes.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { tasks } from './tasks/tasks.resource.ts';
@@ -32,7 +36,8 @@ import { usageRoutes } from './usage/usage.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
 interface Group {
-  prefix: '/v1' | '/auth/v1';
+  /** Where the group's routes live; '' for routes outside the APIs (public pages). */
+  prefix: '/v1' | '/auth/v1' | '';
   tag: { name: string; description: string };
   /** The kernel definition of a record group. */
   resource?: Resource;
@@ -54,6 +59,10 @@ export const groups: Group[] = [
   resource(tasks),
   resource(notes),
   { prefix: '/v1', tag: { name: 'Timelines', description: 'Everything that happened to a contact, company or deal, newest first' }, routes: timelineRoutes },
+  resource(products),
+  resource(quotes, quoteRoutes),
+  // The public link of a sent quote: needs no key, read and answered by its recipient.
+  { prefix: '', tag: { name: 'Public quotes', description: 'A sent quote through its public link, with no API key: its page, its JSON form and the recipient\'s answer' }, routes: publicQuoteRoutes, tables: ['quote_links'] },
   {
     prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
     routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_COLUMNS } from '../../src/db/migrations/0007-search.ts';
 import { DEAL_SEARCH_COLUMNS } from '../../src/db/migrations/0011-checklists.ts';
 import { TASK_NOTE_SEARCH_COLUMNS } from '../../src/db/migrations/0012-tasks-notes.ts';
+import { QUOTE_SEARCH_COLUMNS } from '../../src/db/migrations/0013-quotes.ts';
 import { resources } from '../../src/resources/registry.ts';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 
@@ -229,6 +230,6 @@ describe('full text stays current and spans objects', () => {
 
   it('indexes exactly the fields each definition declares', () => {
     const declared = Object.fromEntries(resources.filter((r) => r.search).map((r) => [r.table, r.search]));
-    expect(declared).toEqual({ ...SEARCH_COLUMNS, deals: DEAL_SEARCH_COLUMNS, ...TASK_NOTE_SEARCH_COLUMNS });
+    expect(declared).toEqual({ ...SEARCH_COLUMNS, deals: DEAL_SEARCH_COLUMNS, ...TASK_NOTE_SEARCH_COLUMNS, ...QUOTE_SEARCH_COLUMNS });
   });
 });

@@ -1,4 +1,4 @@
-// Timelines through HTTP: each record's events, notes, tasks, stage changes and campaign
+// Timelines through HTTP: each record's events, notes, tasks, stage changes, quotes and campaign
 // enrollments in one newest-first stream, paged by cursors that neither skip nor repeat while
 // others write, by page numbers, with exact totals; 404 for unknown records and other tenants'.
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,18 @@ describe('timelines', () => {
       object: { campaign_id: active.id, campaign_name: active.name, contact_id: members[0].id, enrolled_at: active.launched_at },
     });
     expect(newestFirst(items)).toBe(true);
+  });
+
+  it('shows the quotes of a contact and of a deal in their state as of now', async () => {
+    const t = await tenant(app);
+    const r = await records(t.live);
+    const quote = await ok(t.live.post('/v1/quotes', { title: 'Pilot', contact_id: r.contact.id, deal_id: r.deal.id, line_items: [{ name: 'Workshop', quantity: 1, unit_price: 150_000 }] }), 201);
+    const sent = await ok(t.live.post(`/v1/quotes/${quote.id}/send`, {}));
+    for (const path of [`/v1/contacts/${r.contact.id}`, `/v1/deals/${r.deal.id}`]) {
+      const item = (await timeline(t.live, path)).find((i) => i.type === 'quote');
+      expect(item, path).toEqual({ type: 'quote', occurred_at: quote.created_at, summary: `Quote ${quote.number} (sent): Pilot`, object: sent });
+    }
+    expect((await timeline(t.live, `/v1/companies/${r.company.id}`)).some((i) => i.type === 'quote')).toBe(false);
   });
 
   it('pages by cursor without skipping or repeating while others write, and by page number', async () => {

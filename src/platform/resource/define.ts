@@ -47,6 +47,12 @@ export interface Hooks {
   afterWrite?(w: WriteContext, row: Row, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void>;
   /** Refuses or prepares a delete (`query` is the route's query string). */
   beforeDelete?(w: WriteContext, row: Row, query: Record<string, unknown>): Promise<void>;
+  /**
+   * Brings the API form of a record up to the clock (a quote past its date reads as expired before a
+   * job records it). Such a resource also sets `readsClock`: the list cache keys on data versions,
+   * and the clock moves without a write.
+   */
+  asOf?(record: ApiRecord, now: number): void;
   /** Adds the computed fields of the API form to a page of records, with one query for all of them. */
   enrich?(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void>;
   /** Replaces the kernel's page query, for a group with its own index strategy. */

@@ -8,7 +8,7 @@ export type OnDelete = 'restrict' | 'cascade' | 'set null';
 
 export interface Field {
   /** What the field holds; filters and search read it to know which comparisons fit. */
-  kind: 'text' | 'int' | 'money' | 'enum' | 'email' | 'url' | 'tags' | 'ref' | 'json' | 'timestamp' | 'boolean';
+  kind: 'text' | 'int' | 'decimal' | 'money' | 'enum' | 'email' | 'url' | 'tags' | 'ref' | 'json' | 'timestamp' | 'boolean';
   description: string;
   /** The schema of a value sent by a client (without null; see `nullable`). */
   input: TSchema;
@@ -77,6 +77,10 @@ export const url = (o: Common & { max?: number }) =>
 
 export const int = (o: Common & { min?: number; max?: number }) =>
   field('int', o, Type.Integer({ ...doc(o), minimum: o.min ?? 0, maximum: o.max ?? Number.MAX_SAFE_INTEGER }), Type.Integer(doc(o)), { fromRow: numeric });
+
+/** A number with a fractional part (a percentage, say), stored as a double: it reads back as the same JSON number. */
+export const decimal = (o: Common & { min?: number; max?: number }) =>
+  field('decimal', o, Type.Number({ ...doc(o), minimum: o.min ?? 0, maximum: o.max ?? Number.MAX_SAFE_INTEGER }), Type.Number(doc(o)), { fromRow: numeric });
 
 /** An amount in integer minor units (cents). */
 export const money = (o: Common) =>

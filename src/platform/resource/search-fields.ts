@@ -50,7 +50,7 @@ export function useCustomFieldCatalog(c: CustomFieldCatalog | undefined): void {
 
 const KIND_TYPES: Record<string, ValueType> = {
   text: 'text', email: 'text', url: 'text', ref: 'text', enum: 'enum',
-  int: 'number', money: 'number', timestamp: 'number', boolean: 'boolean', tags: 'tags', json: 'json',
+  int: 'number', decimal: 'number', money: 'number', timestamp: 'number', boolean: 'boolean', tags: 'tags', json: 'json',
 };
 
 /**
@@ -81,7 +81,7 @@ export function builtInFields(r: Resource): Map<string, SearchField> {
   out.set('id', { name: 'id', type: 'text', toStored: same, column: 'id' });
   for (const [name, f] of Object.entries(r.fields)) {
     const type = KIND_TYPES[f.kind];
-    out.set(name, { name, type, integer: type === 'number', values: f.values, column: name, toStored: f.kind === 'tags' ? same : f.toRow });
+    out.set(name, { name, type, integer: type === 'number' && f.kind !== 'decimal', values: f.values, column: name, toStored: f.kind === 'tags' ? same : f.toRow });
   }
   for (const [name, c] of Object.entries(r.searchComputed ?? {})) out.set(name, { name, type: c.type, integer: c.type === 'number', toStored: asNumber, expr: c.expr });
   out.set('created_at', { name: 'created_at', type: 'number', integer: true, toStored: same, column: 'created_at' });

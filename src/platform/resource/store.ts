@@ -32,6 +32,7 @@ function toApi(r: Resource, row: Row): ApiRecord {
   for (const name of Object.keys(r.computed ?? {})) out[name] = row[name] ?? null;
   out.created_at = Number(row.created_at);
   out.updated_at = Number(row.updated_at);
+  r.hooks?.asOf?.(out, Math.floor(Date.now() / 1000));
   return out;
 }
 

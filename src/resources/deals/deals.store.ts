@@ -3,7 +3,8 @@
 // `deal.stage_changed`, the maintained per-stage totals, and the probability a deal follows.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { badRequest, notFound, validationError } from '../../platform/errors.ts';
+import { normalizeCurrency } from '../../platform/currency.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
@@ -14,8 +15,6 @@ import { deals } from './deals.resource.ts';
 import { defaultPipeline, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
 import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
 import { changeTotals, moveTotals } from './totals.ts';
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** The condition "the deal has this contact", for the `contact_id` filter. */
 export const hasContact = (table: string, contactId: string) =>
@@ -50,10 +49,7 @@ async function targetStage(w: WriteContext, input: Record<string, unknown>, befo
 
 export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
   const { before, input } = ctx;
-  if (typeof row.currency === 'string') {
-    row.currency = row.currency.toUpperCase();
-    if (!CURRENCIES.has(row.currency as string)) throw validationError([{ loc: ['body', 'currency'], msg: 'value is not an ISO 4217 currency code', type: 'value_error.currency' }]);
-  }
+  normalizeCurrency(row);
   if (before && input.pipeline_id === undefined && input.stage_id === undefined) return;
   const stage = await targetStage(w, input, before);
   row.pipeline_id = stage.pipeline_id;

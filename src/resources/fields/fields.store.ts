@@ -19,7 +19,7 @@ export const MAX_FIELDS_PER_OBJECT = 200;
 
 const NOT_FOUND = 'Field not found';
 const KIND_TYPES: Record<Field['kind'], DataType> = {
-  text: 'text', int: 'number', money: 'currency', enum: 'enum', email: 'email', url: 'url', tags: 'multi_enum', ref: 'text', json: 'text', timestamp: 'datetime', boolean: 'boolean',
+  text: 'text', int: 'number', decimal: 'number', money: 'currency', enum: 'enum', email: 'email', url: 'url', tags: 'multi_enum', ref: 'text', json: 'text', timestamp: 'datetime', boolean: 'boolean',
 };
 
 const custom = (d: FieldDefinition): FieldRecord => ({ ...d, is_global: false });

@@ -29,12 +29,18 @@ const DEALS: Array<[number, string, number, number | null, number]> = [
 /** How many deals the sandbox holds. */
 export const SANDBOX_DEALS = DEALS.length;
 
+export interface SandboxDeal {
+  id: string;
+  name: string;
+  contact_id: string | null;
+}
+
 const day = (w: WriteContext, days: number) => new Date((w.now + days * 86_400) * 1000).toISOString().slice(0, 10);
 
-/** Seeds the deals; answers each deal with the contact put on it. */
-export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<Array<{ id: string; contact_id: string | null }>> {
+/** Seeds the deals; answers each deal with its name and the contact put on it. */
+export async function seedSandboxDeals(w: WriteContext, accounts: Account[], people: Person[]): Promise<SandboxDeal[]> {
   const pipeline = await createDefaultPipeline(w);
-  const made: Array<{ id: string; contact_id: string | null }> = [];
+  const made: SandboxDeal[] = [];
   for (const [i, [position, product, amount, probability, closeIn]] of DEALS.entries()) {
     const account = accounts[i % accounts.length];
     const deal = await createRecord(deals, w, {
@@ -43,7 +49,7 @@ export async function seedSandboxDeals(w: WriteContext, accounts: Account[], peo
       source: i % 3 === 0 ? 'inbound' : 'outbound', tags: amount >= 6_000_000 ? ['enterprise'] : [],
     });
     const contact = people.find((p) => p.company_id === account.id);
-    made.push({ id: deal.id, contact_id: contact?.id ?? null });
+    made.push({ id: deal.id, name: String(deal.name), contact_id: contact?.id ?? null });
     // The deal's insert is queued to the end of the write, so its contact is linked here directly.
     if (!contact) continue;
     await w.tx.insertInto('deal_contacts').values({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: contact.id, role: 'Champion', created_at: w.now, updated_at: w.now }).execute();

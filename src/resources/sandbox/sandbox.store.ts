@@ -18,6 +18,7 @@ import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
+import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
 
 export interface SandboxSummary {
@@ -28,11 +29,13 @@ export interface SandboxSummary {
   deals: number;
   tasks: number;
   notes: number;
+  products: number;
+  quotes: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -112,11 +115,12 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
     w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
   const deals = await seedSandboxDeals(w, companies, contacts);
-  // The deals' inserts are queued; tasks and notes check that their deals exist.
+  // The deals' inserts are queued; tasks, notes and the quote check that their deals exist.
   await w.flush();
   await seedSandboxTasksNotes(w, deals, contacts.map((c) => c.id));
-
-  return { lists: lists.length, contacts: contacts.length, companies: companies.length, campaigns: campaigns.length, deals: deals.length, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES };
+  const quoted = deals.find((d) => d.contact_id !== null);
+  if (quoted) await seedSandboxQuotes(w, { id: quoted.id, contactId: quoted.contact_id!, name: quoted.name });
+  return sandboxSummary();
 }
 
 

@@ -7,6 +7,7 @@ import { selectIn } from '../../platform/resource/tenancy.ts';
 import { toEvent } from '../events/events.store.ts';
 import { presentStageHistory } from '../deals/stage-history.ts';
 import { notes } from '../notes/notes.resource.ts';
+import { quotes } from '../quotes/quotes.resource.ts';
 import { tasks } from '../tasks/tasks.resource.ts';
 import type { TimelineSource } from './timeline.ts';
 
@@ -42,6 +43,14 @@ export const timelineSources: TimelineSource[] = [
     type: 'stage_change', records: ['deals'], covers: ['deal.stage_changed'], at: 'entered_at', key: 'id',
     query: ({ db, scope }, record) => selectIn(db, 'deal_stage_history', scope).where('deal_id', '=', record.id),
     present: async ({ db, scope }, rows) => (await presentStageHistory(db, scope, rows as never)).map((stay) => ({ summary: `Entered stage ${stay.stage_name ?? stay.stage_id}`, object: stay })),
+  },
+  {
+    // The quotes made for a contact or a deal, in their state as of now.
+    type: 'quote', records: ['contacts', 'deals'], at: 'created_at', key: 'id',
+    query: ({ db, scope }, record) => selectIn(db, 'quotes', scope).where(record.table === 'contacts' ? 'contact_id' : 'deal_id', '=', record.id),
+    present: async ({ db, scope }, rows) => (await present(quotes, db, scope, rows as never)).map((quote) => ({
+      summary: `Quote ${String(quote.number)} (${String(quote.status)}): ${firstLine(String(quote.title))}`, object: quote,
+    })),
   },
   {
     // The campaigns a contact was enrolled in at their launch.

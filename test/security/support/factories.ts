@@ -182,6 +182,9 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   'PUT /v1/deals/assert/batch': async (actor, api) => ({ records: [{ name: bodySentinel(), custom_fields: { [(await make(api, actor, 'deal match field')).id]: `d${randomBytes(6).toString('hex')}` } }] }),
   'PUT /v1/tasks/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
   'PUT /v1/notes/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
+  'PUT /v1/products/assert': () => ({ sku: `S-${randomBytes(6).toString('hex')}`, unit_price: 12_000 }),
+  // A quote with a line (and the contact its reference field gets) can be sent.
+  'POST /v1/quotes': () => ({ line_items: [{ name: 'Onboarding workshop', quantity: 1, unit_price: 150_000 }] }),
   // A list of type companies (the factory's) holds companies.
   'POST /v1/lists/:id/members': async (actor, api) => ({ ids: [(await make(api, actor, '/v1/companies')).id] }),
   // Every stage of the pipeline the route's factory made, once each.

@@ -6,6 +6,10 @@ import { expect } from 'vitest';
 import { hashToken } from '../../../src/platform/tokens.ts';
 
 const tokens = new Set<string>();
+/** The lengths of the remembered tokens (with and without their prefix). */
+const tokenLengths = new Set<number>();
+/** Remembered tokens with characters outside base64url (none are issued so): searched one by one. */
+const oddTokens = new Set<string>();
 const hashes = new Set<string>();
 const bodyValues = new Set<string>();
 
@@ -14,6 +18,10 @@ export function rememberToken(token: string): void {
   if (tokens.has(token)) return;
   tokens.add(token);
   tokens.add(token.replace(/^svc_(live|test)_/, ''));
+  for (const t of [token, token.replace(/^svc_(live|test)_/, '')]) {
+    if (/^[\w-]+$/.test(t)) tokenLengths.add(t.length);
+    else oddTokens.add(t);
+  }
   hashes.add(hashToken(token));
 }
 
@@ -24,13 +32,32 @@ export function bodySentinel(): string {
   return value;
 }
 
+/** Every substring of `length` characters of the runs of `alphabet` in `text`. */
+function* windows(text: string, alphabet: RegExp, length: number): Generator<string> {
+  for (const [run] of text.matchAll(alphabet)) for (let i = 0; i + length <= run.length; i++) yield run.slice(i, i + length);
+}
+
+// What each kind of secret is made of: a remembered secret lies within one run of its alphabet, so
+// looking up every window of its length in each run finds it wherever it is, in time that follows
+// the text and not the number of secrets remembered (the suite remembers thousands).
+const HASH_LENGTH = 64;
+const SENTINEL = /sentinel[0-9a-f]{16}/g;
+
 /** The secrets found in `text`, by kind (empty when there are none). */
 export function secretsIn(text: string): string[] {
+  const found = new Set<string>();
+  for (const length of tokenLengths) {
+    for (const t of windows(text, new RegExp(`[\\w-]{${length},}`, 'g'), length)) if (tokens.has(t)) found.add(`token ${t.slice(0, 12)}…`);
+  }
+  for (const t of oddTokens) if (text.includes(t)) found.add(`token ${t.slice(0, 12)}…`);
+  for (const h of windows(text, /[0-9a-f]{64,}/g, HASH_LENGTH)) if (hashes.has(h)) found.add(`token hash ${h.slice(0, 12)}…`);
+  for (const [v] of text.matchAll(SENTINEL)) if (bodyValues.has(v)) found.add(`body value ${v}`);
+  return [...found, ...webhookSecretsIn(text)];
+}
+
+/** Webhook signing secrets: no log line may hold one, whoever made it. */
+function webhookSecretsIn(text: string): string[] {
   const found: string[] = [];
-  for (const t of tokens) if (text.includes(t)) found.push(`token ${t.slice(0, 12)}…`);
-  for (const h of hashes) if (text.includes(h)) found.push(`token hash ${h.slice(0, 12)}…`);
-  for (const v of bodyValues) if (text.includes(v)) found.push(`body value ${v}`);
-  // Webhook signing secrets: no log line may hold one, whoever made it.
   for (const [secret] of text.matchAll(/whsec_[A-Za-z0-9+/=]{20,}/g)) found.push(`webhook secret ${secret.slice(0, 12)}…`);
   return found;
 }
