@@ -15,8 +15,7 @@ export interface LoadSpec {
   /**
    * `fixed`: the same request every time; `random-id`: path + a random id from idsFile; `rotate`:
    * `paths` in turn; `create`: a new contact body each time; `assert-batch`: 100 new contacts per
-   * request; `deal-with-contacts`: POST path (a new deal), then three PUT path/{deal}/contacts/{id}
-   * of random contacts of idsFile, four requests per deal.
+   * request; `deal-with-contacts`: POST path, a new deal with three random contacts of idsFile.
    */
   kind: 'fixed' | 'random-id' | 'rotate' | 'create' | 'assert-batch' | 'deal-with-contacts';
   path: string;
@@ -50,10 +49,9 @@ interface Request {
   body?: string;
 }
 
-/** A request of autocannon's sequence; `context` is the connection's, reset at each pass. */
+/** A request of autocannon's sequence. */
 interface Step extends Request {
-  setupRequest?: (req: Request, context: Record<string, unknown>) => Request;
-  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+  setupRequest?: (req: Request) => Request;
 }
 
 interface Instance extends PromiseLike<{ duration: number; errors: number; timeouts: number; statusCodeStats: Record<string, { count: number }> }> {
@@ -110,31 +108,20 @@ function requestsOf(spec: LoadSpec): Step[] {
     }];
   }
   if (spec.kind === 'deal-with-contacts') {
-    // POST the deal, then PUT three different contacts (random ids of idsFile) on it, in order.
+    // A new deal with three different contacts (random ids of idsFile) put on it in the same request.
     const ids = readIds(spec.idsFile!);
-    const create: Step = {
+    return [{
       ...base,
       method: 'POST',
-      setupRequest: (req, context) => {
+      setupRequest: (req) => {
         const i = n++;
         const picked = new Set<string>();
         while (picked.size < 3) picked.add(ids[Math.floor(Math.random() * ids.length)]);
-        context.contacts = [...picked];
+        const contacts = [...picked].map((contact_id, k) => ({ contact_id, role: DEAL_ROLES[k] }));
         const { name, amount, currency, owner, source } = dealFields(i);
-        return { ...req, body: JSON.stringify({ name, amount, currency, owner, source }), headers: { ...headers, ...json, ...(spec.idempotency ? { 'idempotency-key': `bench-deal-${run}-${i}` } : {}) } };
+        return { ...req, body: JSON.stringify({ name, amount, currency, owner, source, contacts }), headers: { ...headers, ...json, ...(spec.idempotency ? { 'idempotency-key': `bench-deal-${run}-${i}` } : {}) } };
       },
-      onResponse: (status, body, context) => {
-        context.dealId = status === 201 ? (JSON.parse(body) as { data: { id: string } }).data.id : 'dea_not_created';
-      },
-    };
-    const put = (k: number): Step => ({
-      ...base,
-      method: 'PUT',
-      setupRequest: (req, context) => ({
-        ...req, path: `${spec.path}/${context.dealId as string}/contacts/${(context.contacts as string[])[k]}`, body: JSON.stringify({ role: DEAL_ROLES[k] }), headers: { ...headers, ...json },
-      }),
-    });
-    return [create, put(0), put(1), put(2)];
+    }];
   }
   return [base];
 }

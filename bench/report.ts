@@ -38,7 +38,7 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '15', name: 'deals by pipeline and stage / scenario 1', value: ratio(s.s15_deal_list_by_stage.rps, s.s1_get_one.rps), op: '>=', target: 0.5 },
     { id: '16', name: 'deals summary / scenario 1', value: ratio(s.s16_deal_summary.rps, s.s1_get_one.rps), op: '>=', target: 0.5 },
     // Deals with their three contacts per second against contacts created per second.
-    { id: '17', name: 'deal + 3 contacts / scenario 5', value: ratio(s.s17_deal_with_contacts.dealsPerSecond, s.s5_create.rps), op: '>=', target: 0.5 },
+    { id: '17', name: 'deal + 3 contacts / scenario 5', value: ratio(s.s17_deal_with_contacts.rps, s.s5_create.rps), op: '>=', target: 0.5 },
     { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
     { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
     { id: '9', name: 'webhook event-to-delivery p50 at 200 creates/s, ms', value: s.s9_delivery_latency.p50, op: '<=', target: 100 },
@@ -92,7 +92,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('15 deals by stage, page 1 (cached)', s.s15_deal_list_by_stage.cachedFirstPage),
     latencyRow('15 page 1 of each stage, cold', s.s15_deal_list_by_stage.coldMs.p50, `1 connection, totals ${s.s15_deal_list_by_stage.totals.map(num).join('/')}, max ${ms(s.s15_deal_list_by_stage.coldMs.max)} ms`),
     figureRow(`16 GET /v1/deals/summary (${num(s.s16_deal_summary.deals)} deals)`, s.s16_deal_summary),
-    `${figureRow('17 POST /v1/deals + 3 PUT contacts (requests)', s.s17_deal_with_contacts)}  (${num(s.s17_deal_with_contacts.dealsPerSecond)} deals/s)`,
+    figureRow('17 POST /v1/deals with 3 contacts', s.s17_deal_with_contacts),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

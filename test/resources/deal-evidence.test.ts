@@ -3,17 +3,11 @@
 // evidence, the checklist of a deal, the sandbox's methodology, and isolation between tenants.
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { ok, type Json } from '../helpers/records.ts';
 
 const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' } });
 afterAll(() => app.close());
 
-const ok = async (res: Promise<{ statusCode: number; body: string; json: () => Json }>, status = 200) => {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(status);
-  return r.json().data;
-};
 const events = async (c: Client, type: string) => (await c.get(`/v1/events?type=${type}&limit=200`)).json().data as Json[];
 
 /** A tenant whose default deal pipeline's Proposal stage links a stage requiring pain and budget. */

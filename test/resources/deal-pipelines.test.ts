@@ -2,17 +2,11 @@
 // stage add/update/order/delete (with move_to), and what deleting pipelines and stages refuses.
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { ok, type Json } from '../helpers/records.ts';
 
 const app = await testApp();
 afterAll(() => app.close());
 
-const ok = async (res: Promise<{ statusCode: number; body: string; json: () => Json }>, status = 200) => {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(status);
-  return r.json().data;
-};
 const pipelines = async (c: Client) => (await c.get('/v1/deals/pipelines?limit=200')).json();
 const newPipeline = (c: Client, body: object = { name: 'Renewals' }) => ok(c.post('/v1/deals/pipelines', body), 201);
 

@@ -3,17 +3,11 @@
 // sandbox's deals and its reset.
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { ok, type Json } from '../helpers/records.ts';
 
 const app = await testApp();
 afterAll(() => app.close());
 
-const ok = async (res: Promise<{ statusCode: number; body: string; json: () => Json }>, status = 200) => {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(status);
-  return r.json().data;
-};
 
 /** The summary recomputed from every deal of the pipeline, as the API lists them. */
 async function recount(c: Client, pipelineId: string) {

@@ -3,23 +3,11 @@
 // every filter with exact totals, the summary's exact totals, lists of deals, and the sandbox deals.
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import { fails, ok, type Json } from '../helpers/records.ts';
 
 const app = await testApp();
 afterAll(() => app.close());
 
-const ok = async (res: Promise<{ statusCode: number; body: string; json: () => Json }>, status = 200) => {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(status);
-  return r.json().data;
-};
-const fails = async (res: Promise<{ statusCode: number; json: () => Json }>, status: number, detail?: string) => {
-  const r = await res;
-  expect(r.statusCode).toBe(status);
-  if (detail !== undefined) expect(r.json()).toEqual({ detail });
-  return r.json();
-};
 const defaultPipeline = async (c: Client) => (await c.get('/v1/deals/pipelines')).json().data.find((p: Json) => p.is_default);
 const deal = (c: Client, body: object) => ok(c.post('/v1/deals', body), 201);
 const ids = (page: Json) => page.data.map((x: Json) => x.id).sort();
@@ -141,6 +129,31 @@ describe('deals', () => {
     expect((await t.live.get(`/v1/deals/${d.id}/contacts`)).json().pagination.total).toBe(0);
     await ok(t.live.delete(`/v1/deals/${e.id}`));
     expect((await t.live.get(`/v1/contacts/${bob.id}/deals`)).json().pagination.total).toBe(0);
+  });
+
+  it('puts contacts on a deal in the write that creates it, or creates nothing', async () => {
+    const t = await tenant(app);
+    const list = await ok(t.live.post('/v1/lists', { name: 'People', type: 'contacts' }), 201);
+    const ada = await ok(t.live.post('/v1/contacts', { name: 'Ada', list_id: list.id }), 201);
+    const bob = await ok(t.live.post('/v1/contacts', { name: 'Bob', list_id: list.id }), 201);
+    const d = await deal(t.live, { name: 'With people', contacts: [{ contact_id: ada.id, role: 'Champion' }, { contact_id: bob.id }] });
+    const links = (await t.live.get(`/v1/deals/${d.id}/contacts`)).json();
+    expect(links.data.map((l: Json) => [l.contact_id, l.role]).sort()).toEqual([[ada.id, 'Champion'], [bob.id, null]].sort());
+    expect(d).not.toHaveProperty('contacts');
+    const added = (await t.live.get('/v1/events?type=deal.contact_added')).json().data;
+    expect(added.map((e: Json) => [e.data.object.id, e.data.object.contact_link.contact_id]).sort()).toEqual([[d.id, ada.id], [d.id, bob.id]].sort());
+
+    // An unknown contact, another tenant's, or one named twice: nothing is created.
+    const u = await tenant(app);
+    const theirs = await ok(u.live.post('/v1/contacts', { name: 'Eve', list_id: (await ok(u.live.post('/v1/lists', { name: 'L', type: 'contacts' }), 201)).id }), 201);
+    const before = (await t.live.get('/v1/deals')).json().pagination.total;
+    await fails(t.live.post('/v1/deals', { name: 'X', contacts: [{ contact_id: ada.id }, { contact_id: 'con_missing' }] }), 404, 'Contact not found');
+    await fails(t.live.post('/v1/deals', { name: 'X', contacts: [{ contact_id: theirs.id }] }), 404, 'Contact not found');
+    await fails(t.live.post('/v1/deals', { name: 'X', contacts: [{ contact_id: ada.id }, { contact_id: ada.id }] }), 400, 'Each contact may be put on a deal once');
+    await fails(t.live.post('/v1/deals', { name: 'X', contacts: [{ contact_id: ada.id, role: 'x'.repeat(101) }] }), 422);
+    await fails(t.live.patch(`/v1/deals/${d.id}`, { contacts: [{ contact_id: ada.id }] }), 422);
+    expect((await t.live.get('/v1/deals')).json().pagination.total).toBe(before);
+    expect((await t.live.get(`/v1/contacts/${ada.id}/deals`)).json().pagination.total).toBe(1);
   });
 
   it('filters by every documented field with exact totals', async () => {

@@ -2,7 +2,7 @@
 // either side. A deleted deal or contact takes its links with it.
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { notFound } from '../../platform/errors.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { getRow, present, presentOne } from '../../platform/resource/store.ts';
@@ -42,6 +42,27 @@ export async function putDealContact(w: WriteContext, dealId: string, contactId:
   const record = await presentOne(deals, w.tx, w.scope, deal);
   w.emit(existing ? 'deal.contact_updated' : 'deal.contact_added', { ...record, contact_link: answer }, existing ? { role: existing.role } : null);
   return { link: answer, created: !existing };
+}
+
+export interface NewLink {
+  contact_id: string;
+  role?: string | null;
+}
+
+/**
+ * Puts contacts on a deal being created, in its write: one read checks that they all exist, one
+ * insert links them, and each records `deal.contact_added` like a put.
+ */
+export async function addDealContacts(w: WriteContext, deal: Row, links: NewLink[]): Promise<void> {
+  if (links.length === 0) return;
+  const ids = links.map((l) => l.contact_id);
+  if (new Set(ids).size !== ids.length) throw badRequest('Each contact may be put on a deal once');
+  const found = new Set((await selectIn(w.tx, 'contacts', w.scope).select('id').where('id', 'in', ids).execute()).map((c) => c.id));
+  if (ids.some((id) => !found.has(id))) throw notFound('Contact not found');
+  const rows: Link[] = links.map((l) => ({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: l.contact_id, role: l.role ?? null, created_at: w.now, updated_at: w.now }));
+  w.later(w.tx.insertInto('deal_contacts').values(rows));
+  const [record, answers] = await Promise.all([presentOne(deals, w.tx, w.scope, deal), presentLinks(w.tx, w.scope, rows)]);
+  for (const link of answers) w.emit('deal.contact_added', { ...record, contact_link: link });
 }
 
 export async function removeDealContact(w: WriteContext, dealId: string, contactId: string) {

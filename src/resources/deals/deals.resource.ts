@@ -10,6 +10,13 @@ import { STAGE_TYPES } from './pipelines.schemas.ts';
 const date = (description: string) => Str({ description, format: 'date', maxLength: 10, examples: ['2026-12-31'] });
 const amountBound = (description: string, example: number) => Type.Integer({ minimum: 0, maximum: 1e12, description, examples: [example] });
 const idQuery = (description: string, prefix: string) => Str({ description, maxLength: 64, examples: [`${prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
+const dealContacts = Type.Array(Type.Object({
+  contact_id: Str({ description: 'A contact of the organization (else 404 `Contact not found`)', maxLength: 64, examples: ['con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  role: Type.Optional(Nullable(Str({ description: 'The contact\'s role on the deal', maxLength: 100, examples: ['Champion'] }))),
+}, { additionalProperties: false }), {
+  maxItems: 50, description: 'Contacts to put on the new deal in the same write (each once, at most 50), as `PUT /v1/deals/{id}/contacts/{contact_id}` would: each records `deal.contact_added`. Not stored on the deal; read them with `GET /v1/deals/{id}/contacts`',
+  examples: [[{ contact_id: 'con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', role: 'Champion' }]],
+});
 const force = Type.Boolean({ description: 'Enter the stage even though the deal lacks evidence its linked checklist stage requires (else 409 with `missing`); recorded on the `deal.stage_changed` event. Not stored', examples: [true] });
 const amount = money({ description: 'Value of the deal in integer minor units of `currency` (cents for USD), at most 10^12', example: 4_500_000 });
 
@@ -31,7 +38,7 @@ export const deals = defineResource({
     source: text({ max: 200, description: 'Where the deal came from', example: 'inbound' }),
     tags: tags({ example: ['enterprise'] }),
   },
-  inputs: { create: { force }, update: { force } },
+  inputs: { create: { force, contacts: dealContacts }, update: { force } },
   computed: {
     weighted_amount: Nullable(Type.Integer({ description: 'amount × probability / 100, rounded; null without an amount; read-only', examples: [1_125_000] })),
   },

@@ -10,6 +10,7 @@ import { presentOne } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
+import { addDealContacts, type NewLink } from './deal-contacts.ts';
 import { dropEvidence, missingEvidence, refuseEntry } from './deal-evidence.ts';
 import { deals } from './deals.resource.ts';
 import { defaultPipeline, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
@@ -77,6 +78,7 @@ export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row;
     // A deal created by force into a stage it lacks evidence for: the bypass is on record.
     const skipped = await bypassed(w, row, input, true);
     if (skipped.length > 0) emitStageChanged(w, [await presentOne(deals, w.tx, w.scope, row)], null, { forced: true, bypassed: skipped });
+    if (input.contacts) await addDealContacts(w, row, input.contacts as NewLink[]);
     return;
   }
   await changeTotals(w, before, row);
