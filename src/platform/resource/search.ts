@@ -234,12 +234,14 @@ async function indexedPage(r: Resource, db: Kysely<DB>, scope: Scope, c: Compile
   let read = 0;
   while (after?.[0] !== null && out.length < page.take) {
     if (read >= MAX_CANDIDATES) return undefined;
-    let values = selectIn(db, 'field_values', scope).select(['record_id', 'value_num']).where('field_id', '=', k.custom!.id).where('value_num', 'is not', null);
-    if (after) {
-      const [v, id] = after as [number, string];
-      values = values.where((eb) => eb.or([eb('value_num', k.direction === 'asc' ? '>' : '<', v), eb.and([eb('value_num', '=', v), eb('record_id', '<', id)])]));
+    const values = () => selectIn(db, 'field_values', scope).select(['record_id', 'value_num']).where('field_id', '=', k.custom!.id).where('value_num', 'is not', null);
+    // After the cursor: the rest of its value's ties, then the values beyond it. Two plain ranges of
+    // the index, each read in order (one `or` of both makes PostgreSQL sort every row after the cursor).
+    const candidates = after ? await values().where('value_num', '=', after[0] as number).where('record_id', '<', after[1] as string).orderBy('record_id', 'desc').limit(CANDIDATES).execute() : [];
+    if (candidates.length < CANDIDATES) {
+      const beyond = after ? values().where('value_num', k.direction === 'asc' ? '>' : '<', after[0] as number) : values();
+      candidates.push(...await beyond.orderBy('value_num', k.direction).orderBy('record_id', 'desc').limit(CANDIDATES - candidates.length).execute());
     }
-    const candidates = await values.orderBy('value_num', k.direction).orderBy('record_id', 'desc').limit(CANDIDATES).execute();
     read += candidates.length;
     if (candidates.length > 0) {
       const rows = await matching(r, db, scope, c).selectAll().where(sql.ref(`${r.table}.id`), 'in', candidates.map((v) => v.record_id)).execute() as Array<Page[number]['row']>;
