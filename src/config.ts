@@ -19,6 +19,8 @@ export interface Config {
   /** `inline`: this process also runs background jobs; `off`: API only (see src/worker.ts). */
   workers: 'inline' | 'off';
   workerConcurrency: number;
+  /** Jobs of one concurrency key (a webhook endpoint) a process runs at once: one slow endpoint cannot take every slot. */
+  workerConcurrencyPerKey: number;
   /** CPU priority a worker-only process lowers itself to (0–19), so that API processes on the same machine come first. */
   workerNice: number;
   jobLeaseSeconds: number;
@@ -32,6 +34,10 @@ export interface Config {
   webhookDeliveryRetentionDays: number;
   /** Longest a client may take to send a whole request (line, headers and body). */
   requestTimeoutMs: number;
+  /** Largest CSV an import takes (an upload or a URL's answer), bytes. */
+  importMaxBytes: number;
+  /** Rows of an import written per transaction (and per `import.progress` event). */
+  importBatchRows: number;
 }
 
 export class ConfigError extends Error {}
@@ -77,6 +83,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const workerNice = int(env, 'WORKER_NICE', 10, 0);
   if (workerNice > 19) throw new ConfigError('WORKER_NICE must be between 0 and 19');
   const workers = env.WORKERS || 'inline';
+  const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 16, 1);
+  const workerConcurrencyPerKey = int(env, 'WORKER_CONCURRENCY_PER_KEY', Math.max(1, Math.floor(workerConcurrency / 4)), 1);
+  if (workerConcurrencyPerKey > workerConcurrency) throw new ConfigError('WORKER_CONCURRENCY_PER_KEY must not exceed WORKER_CONCURRENCY');
   if (workers !== 'inline' && workers !== 'off') throw new ConfigError('WORKERS must be inline or off');
   return Object.freeze({
     port: int(env, 'PORT', 8080),
@@ -93,7 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15000, 10),
     workers,
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    workerConcurrency,
+    workerConcurrencyPerKey,
     workerNice,
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2),
     jobRetentionHours: int(env, 'JOB_RETENTION_HOURS', 72, 1),
@@ -103,6 +113,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDisableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600, 1),
     webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1024),
+    importBatchRows: int(env, 'IMPORT_BATCH_ROWS', 500, 1),
   });
 }
 

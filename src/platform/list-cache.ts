@@ -74,17 +74,18 @@ export class ListCache {
    * Answers a list request with the serialized page computed for the same tenant, URL and version,
    * or computes it (`compute` gets the version, for `total`), serializes it with the route's schema
    * and keeps it. A request whose parameters are in its body (a search) gives them as `key`, and
-   * whether it walks a cursor.
+   * whether it walks a cursor. Resolves with the reply, which the route's handler returns: Fastify
+   * then waits for the answer's onSend hooks (storing an Idempotency-Key's answer, for a search)
+   * instead of answering a second time with the handler's empty result.
    */
-  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: number) => Promise<unknown>, body?: { key: string; walking: boolean }): Promise<void> {
+  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: number) => Promise<unknown>, body?: { key: string; walking: boolean }): Promise<FastifyReply> {
     const { database } = request.server.services;
     const scope = request.scope;
     const version = await tenantVersion(database.db, database.dialect, scope);
     // Pages reached by a cursor are walked once, cheaply (keyset): only numbered pages, the first
     // above all, are worth keeping. Their totals are kept either way.
     if (body ? body.walking : (request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
-      reply.send(await compute(version));
-      return;
+      return reply.send(await compute(version));
     }
     const key = `${scope.orgId}|${scope.mode}|${request.url}${body ? `|${body.key}` : ''}`;
     let page = this.#pages.get(key, version);
@@ -92,7 +93,7 @@ export class ListCache {
       page = reply.serialize(await compute(version)) as string;
       this.#pages.set(key, version, page, key.length + page.length);
     }
-    reply.type('application/json; charset=utf-8').send(page);
+    return reply.type('application/json; charset=utf-8').send(page);
   }
 
   /** The exact total for `key` (the tenant's endpoint and filters) at `version`, counted once per version. */
@@ -113,7 +114,7 @@ export class ListCache {
  */
 export const UNCACHED: Pick<ListCache, 'answer' | 'total'> = {
   async answer(_request, reply, compute) {
-    reply.send(await compute(0));
+    return reply.send(await compute(0));
   },
   total: (_scope, _key, _version, count) => count(),
 };

@@ -1,4 +1,4 @@
-// The one HTTP client for every call the service makes to a URL a user gave (webhooks today). It
+// The one HTTP client for every call the service makes to a URL a user gave (webhooks, imports). It
 // bounds each call (a total time limit, the first KiB of the answer kept, the rest discarded),
 // never follows redirects (a 3xx is an answer like any other, so a redirect cannot lead a call to
 // another host), and guards against SSRF: unless OUTBOUND_ALLOW_PRIVATE=true, it refuses loopback,
@@ -107,6 +107,29 @@ export class OutboundClient {
             : new OutboundError(`Connection failed: ${(error as { code?: string }).code ?? (error as Error).message}`);
       failure.durationMs = durationMs;
       throw failure;
+    }
+  }
+
+  /**
+   * GETs a user-given URL (an import's CSV) under the same guard, without following redirects, and
+   * answers its status and body as a stream (the caller bounds its size); rejects with OutboundError
+   * when no answer came. `timeoutMs` bounds the whole download.
+   */
+  async get(raw: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<{ status: number; body: AsyncIterable<Buffer> & { destroy(): void } }> {
+    const url = parseUrl(raw);
+    const host = hostOf(url);
+    if (!this.#allowPrivate && isIP(host) && isPrivateAddress(host)) throw new OutboundError('URL points to a private or reserved address');
+    const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
+    try {
+      const res = await request(url, { method: 'GET', dispatcher: this.#agent, signal: AbortSignal.any(signals), headers: { 'user-agent': 'RevenueDataService-Imports/1' } });
+      return { status: res.statusCode, body: res.body };
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      const name = (error as Error).name;
+      if (error instanceof OutboundError) throw error;
+      if (cause instanceof OutboundError) throw cause;
+      if (name === 'TimeoutError' || name === 'AbortError') throw new OutboundError(`No answer within ${options.timeoutMs} ms`);
+      throw new OutboundError(`Connection failed: ${(error as { code?: string }).code ?? (error as Error).message}`);
     }
   }
 

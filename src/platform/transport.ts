@@ -133,3 +133,26 @@ export function routeFailedExpectations(app: FastifyInstance): void {
 export const expectationFailed = (req: IncomingMessage): boolean => failedExpectations.has(req);
 
 export const EXPECTATION_DETAIL = DETAIL.expectation;
+
+/**
+ * At close, drops the connections that have no request in flight: Fastify closes idle kept-alive
+ * connections, but a connection that has not yet sent a whole request is not idle to Node, and one
+ * that sends nothing would hold the shutdown until its header deadline. Requests in flight finish.
+ */
+export function dropQuietConnectionsOnClose(app: FastifyInstance): void {
+  const inFlight = new Map<Socket, number>();
+  app.server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      if (inFlight.has(socket)) inFlight.set(socket, inFlight.get(socket)! - 1);
+    });
+  });
+  app.addHook('preClose', async () => {
+    for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
+  });
+}

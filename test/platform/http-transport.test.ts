@@ -18,7 +18,9 @@ let token: string;
 let org: Awaited<ReturnType<typeof tenant>>;
 
 beforeAll(async () => {
-  app = await testApp({ env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
+  // No workers: on PostgreSQL they would run other files' queued deliveries, whose warnings would
+  // mix with the log lines these tests read.
+  app = await testApp({ env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), WORKERS: 'off' } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as AddressInfo).port;
   org = await tenant(app);
@@ -205,4 +207,28 @@ describe('request deadline', () => {
       await defaults.close();
     }
   });
+});
+
+describe('closing', () => {
+  it('is not held by a connection that has sent nothing, and lets a request in flight finish', async () => {
+    // The default deadline (30 s): only the close can end the silent connection in time.
+    const own = await testApp();
+    await own.listen({ port: 0, host: '127.0.0.1' });
+    const ownPort = (own.server.address() as AddressInfo).port;
+    const t = await tenant(own);
+    const silent = await RawConnection.open(ownPort);
+    const busy = await RawConnection.open(ownPort);
+    const body = JSON.stringify({ name: 'Closing', type: 'contacts' });
+    busy.write(`POST /v1/lists HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${t.live_token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    await sleep(100);
+    const started = Date.now();
+    const closed = own.close();
+    await sleep(100);
+    busy.write(body.slice(5));
+    const reply = await busy.response();
+    await closed;
+    expect(reply.status, reply.body).toBe(201);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await silent.closed;
+  }, 15_000);
 });

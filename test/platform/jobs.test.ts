@@ -221,7 +221,10 @@ describe('leases', () => {
 });
 
 describe('concurrency keys', () => {
-  it('run at most a quarter of the slots for one key, so a slow key does not hold the others back', async () => {
+  it.each<{ env: Record<string, string>; cap: number; what: string }>([
+    { env: { WORKER_CONCURRENCY: '8' }, cap: 2, what: 'a quarter of the slots by default' },
+    { env: { WORKER_CONCURRENCY: '8', WORKER_CONCURRENCY_PER_KEY: '5' }, cap: 5, what: 'WORKER_CONCURRENCY_PER_KEY when set' },
+  ])('run at most $what for one key, so a slow key does not hold the others back', async ({ env, cap }) => {
     let slowNow = 0;
     let slowMost = 0;
     const fastDone: number[] = [];
@@ -244,11 +247,11 @@ describe('concurrency keys', () => {
       for (let i = 0; i < 4; i++) w.enqueue(kind, { slow: false }, { concurrencyKey: `fast-${i % 2}` });
     });
     const started = Date.now();
-    runner([kind as JobKind<never>], { WORKER_CONCURRENCY: '8' }).wake();
+    runner([kind as JobKind<never>], env).wake();
     await until(async () => fastDone.length, (n) => n === 4, 5000);
     expect(Math.max(...fastDone) - started).toBeLessThan(500);
     await until(() => jobsOf(kind.name), (js) => js.every((j) => j.status === 'succeeded'), 10_000);
-    expect(slowMost).toBe(2);
+    expect(slowMost).toBe(cap);
   });
 });
 

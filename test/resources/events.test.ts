@@ -298,7 +298,8 @@ describe('GET /v1/events (Server-Sent Events)', () => {
 
 describe('event streams on shutdown', () => {
   it('ends every open stream cleanly when the app closes', async () => {
-    const app = await testApp({ env: { SSE_HEARTBEAT_MS: '50' } });
+    // No workers: closing waits for running jobs, and on PostgreSQL those may be other files' deliveries.
+    const app = await testApp({ env: { SSE_HEARTBEAT_MS: '50', WORKERS: 'off' } });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
     const t = await tenant(app);

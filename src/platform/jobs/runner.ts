@@ -37,7 +37,7 @@ export class JobRunner {
   readonly #running = new Map<string, { token: string; done: Promise<void> }>();
   /** Jobs whose handler is running: the slots of WORKER_CONCURRENCY in use. */
   #handling = 0;
-  /** Running jobs per concurrency key; a key at `#perKey` is left out of claims. */
+  /** Running jobs per concurrency key; a key at `#perKey` (WORKER_CONCURRENCY_PER_KEY) is left out of claims. */
   readonly #keys = new Map<string, number>();
   readonly #perKey: number;
   readonly #abort = new AbortController();
@@ -56,7 +56,7 @@ export class JobRunner {
     this.#o = options;
     this.#kinds = new Map(options.kinds.map((k) => [k.name, k]));
     this.#leaseMs = options.config.jobLeaseSeconds * 1000;
-    this.#perKey = Math.max(1, Math.floor(options.config.workerConcurrency / 4));
+    this.#perKey = options.config.workerConcurrencyPerKey;
     this.#outcomes = new OutcomeQueue(options.database, options.log);
   }
 

@@ -2,10 +2,8 @@
 // runs in one transaction (one write, so one tenant lock and one commit); each record runs under
 // its own savepoint, so one that fails leaves no trace and the others still apply.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { AppError, badRequest } from '../errors.ts';
-import { isUnavailable, isUniqueViolation } from '../error-handler.ts';
 import { Data, errorResponses, Str } from '../schemas.ts';
 import { toValidationError, validatorCompiler } from '../validation.ts';
 import { respond, type WriteContext } from '../write.ts';
@@ -101,23 +99,8 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
   };
 }
 
-/** One record of a batch under its own savepoint: its writes and events, or none of them. */
+/** One record of a batch, all of it or none of it (`w.attempt`). */
 async function oneOf(r: Resource, w: WriteContext, input: Record<string, unknown>, match: Awaited<ReturnType<typeof matchField>>): Promise<{ action: AssertAction; id: string } | { error: AppError }> {
-  const mark = w.mark();
-  await sql`savepoint assert_record`.execute(w.tx);
-  try {
-    const { action, record } = await assertRecord(r, w, input, match);
-    // The next records of the batch must see this one (a later record may assert the same key).
-    await w.flush();
-    await sql`release savepoint assert_record`.execute(w.tx);
-    return { action, id: record.id };
-  } catch (error) {
-    if (isUnavailable(error as Error)) throw error;
-    await sql`rollback to savepoint assert_record`.execute(w.tx);
-    await sql`release savepoint assert_record`.execute(w.tx);
-    w.rewind(mark);
-    if (error instanceof AppError) return { error };
-    if (isUniqueViolation(error as Error)) return { error: new AppError('conflict', 'The record conflicts with an existing record') };
-    throw error;
-  }
+  const done = await w.attempt(() => assertRecord(r, w, input, match));
+  return 'error' in done ? done : { action: done.value.action, id: done.value.record.id };
 }

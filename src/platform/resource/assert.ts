@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { canonicalJson } from '../canonical-json.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { WriteContext } from '../write.ts';
-import { checkValue, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
+import { checkValue, definitionsIn, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import { loadAssociations, type AssociationKey, type Associations } from './associations.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
 import { createRecord, getRow, presentOne, updateRecord } from './store.ts';
@@ -21,13 +21,16 @@ export type AssertAction = 'created' | 'updated' | 'noop';
  */
 export async function matchField(r: Resource, w: WriteContext, match: string | undefined): Promise<FieldDefinition | undefined> {
   if (match === undefined) return undefined;
-  const def = (await fieldDefinitions(w.tx, w.scope, r.plural)).find((d) => d.name === match);
+  const def = (await definitionsIn(w, r.plural)).find((d) => d.name === match);
   if (!def || !def.unique) throw validationError([{ loc: ['query', 'match'], msg: `match must name a unique custom field of ${r.plural}`, type: 'value_error' }]);
   return def;
 }
 
-/** The record the input names by its natural keys (in order), then by the `match` field. */
-async function findMatch(r: Resource, w: WriteContext, input: Record<string, unknown>, match: FieldDefinition | undefined): Promise<Row | undefined | null> {
+/**
+ * The record the input names by its natural keys (in order), then by the `match` field: undefined when
+ * none matches, null when the input gives no key at all.
+ */
+export async function findMatch(r: Resource, w: WriteContext, input: Record<string, unknown>, match: FieldDefinition | undefined): Promise<Row | undefined | null> {
   let keyed = false;
   for (const key of r.assert!.keys) {
     const given = input[key.field];
@@ -74,7 +77,7 @@ async function changesOf(r: Resource, w: WriteContext, row: Row, input: Record<s
   const given = input.custom_fields as Record<string, unknown> | undefined;
   if (given) {
     const current = (r.fields.custom_fields.fromRow(row.custom_fields) ?? {}) as Record<string, unknown>;
-    const defs = new Map((await fieldDefinitions(w.tx, w.scope, r.plural)).map((d) => [d.name, d]));
+    const defs = new Map((await definitionsIn(w, r.plural)).map((d) => [d.name, d]));
     const changed: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(given)) {
       const def = defs.get(name);

@@ -8,7 +8,7 @@ import { conflict, validationError, type FieldError } from '../errors.ts';
 import type { Scope } from '../scope.ts';
 import type { WriteContext } from '../write.ts';
 import type { Resource, Row } from './define.ts';
-import { applicable, checkInput, checkValue, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
+import { applicable, checkInput, checkValue, definitionsIn, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
 const asObject = (v: unknown) => (parseJson(v) as Record<string, unknown> | null) ?? {};
@@ -22,7 +22,7 @@ export async function writeCustomFields(r: Resource, w: WriteContext, row: Recor
   if (before && given === undefined) return;
   const id = (before?.id ?? row.id) as string;
   const listId = row.list_id !== undefined ? row.list_id : before?.list_id;
-  const defs = applicable(await fieldDefinitions(w.tx, w.scope, r.plural), listId);
+  const defs = applicable(await definitionsIn(w, r.plural), listId);
   const current = before ? asObject(before.custom_fields) : undefined;
   if (!before && given === undefined && !defs.some((d) => d.required)) return;
   const checked = checkInput(defs, given as Record<string, unknown> | undefined, current);

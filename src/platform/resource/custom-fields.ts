@@ -9,6 +9,7 @@ import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import type { FieldError } from '../errors.ts';
 import type { Scope } from '../scope.ts';
+import type { WriteContext } from '../write.ts';
 import type { Field } from './fields.ts';
 import { selectIn } from './tenancy.ts';
 
@@ -49,6 +50,26 @@ export async function fieldDefinitions(db: Kysely<DB>, scope: Scope, object: str
   const rows = await selectIn(db, 'fields', scope).selectAll().where('object', '=', object).orderBy('id').execute();
   return rows.map(toDefinition);
 }
+
+// The definitions a write reads, kept for the rest of that write: a batch of a hundred records
+// would otherwise read them a hundred times. A field write in the same write drops them.
+const readByWrite = new WeakMap<WriteContext, Map<string, Promise<FieldDefinition[]>>>();
+
+/** `fieldDefinitions` in a write, read once per write and object. */
+export function definitionsIn(w: WriteContext, object: string): Promise<FieldDefinition[]> {
+  let read = readByWrite.get(w);
+  if (!read) readByWrite.set(w, (read = new Map()));
+  let defs = read.get(object);
+  if (!defs) {
+    defs = fieldDefinitions(w.tx, w.scope, object);
+    read.set(object, defs);
+    defs.catch(() => read.delete(object));
+  }
+  return defs;
+}
+
+/** The write changed field definitions: its next reads of them go to the store. */
+export const definitionsChanged = (w: WriteContext): void => void readByWrite.delete(w);
 
 /** The definitions that apply to a record: global ones, and those of the record's list. */
 export const applicable = (defs: FieldDefinition[], listId: unknown) =>

@@ -7,7 +7,7 @@ import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { PageRequest } from '../pagination.ts';
-import { PageQuery, Str, Timestamp } from '../schemas.ts';
+import { PageQuery, pascal, Str, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { RouteMessages } from '../validation.ts';
 import type { WriteContext } from '../write.ts';
@@ -151,6 +151,8 @@ export const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
 const article = (s: string) => (/^[aeiou]/i.test(s) ? 'an' : 'a');
 export const titleOf = (r: ResourceDefinition) => capitalized(r.name);
 export const withArticle = (s: string) => `${article(s)} ${s}`;
+/** The name of the resource's record in the OpenAPI document: `Contact`; its other shapes add to it. */
+export const componentName = (r: ResourceDefinition) => pascal(r.name);
 
 function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, column: string): TSchema {
   if (spec.schema) return spec.schema;
@@ -211,10 +213,11 @@ export function defineResource(definition: ResourceDefinition): Resource {
 
   return {
     ...r,
+    // The titles name the shapes in the OpenAPI document (`Contact`, `ContactCreate`, `ContactUpdate`).
     schemas: {
-      record: Type.Object(record, { description: withArticle(r.name) }),
-      create: Type.Object(create, { additionalProperties: false, description: `A new ${r.name}` }),
-      update: Type.Object(update, { additionalProperties: false, description: 'Fields to change; null clears a field' }),
+      record: Type.Object(record, { title: componentName(r), description: withArticle(r.name) }),
+      create: Type.Object(create, { additionalProperties: false, title: `${componentName(r)}Create`, description: `A new ${r.name}` }),
+      update: Type.Object(update, { additionalProperties: false, title: `${componentName(r)}Update`, description: 'Fields to change; null clears a field' }),
       query: Type.Object(query, {
         additionalProperties: false,
         // `custom_fields.<name>=<value>`: records whose custom field equals the value (has it, for multi_enum).

@@ -8,9 +8,9 @@ import { canonicalJson } from '../canonical-json.ts';
 import { listCacheFor } from '../list-cache.ts';
 import { badRequest } from '../errors.ts';
 import { paginate } from '../pagination.ts';
-import { Data, DeletedSchema, errorResponses, ListOf } from '../schemas.ts';
+import { Data, DeletedSchema, errorResponses, ListOf, pascal } from '../schemas.ts';
 import { mutate } from '../write.ts';
-import { withArticle, type CrudOp, type Resource } from './define.ts';
+import { componentName, withArticle, type CrudOp, type Resource } from './define.ts';
 import { assertRoutes } from './assert-routes.ts';
 import { associationRoutes } from './association-routes.ts';
 import { resolveCustomFilters } from './custom-field-values.ts';
@@ -18,7 +18,12 @@ import { countRows, createRecord, deleteRecord, listRows, present, readRecord, u
 
 const PAGING = new Set(['page', 'limit', 'cursor']);
 
-function docs(r: Resource, op: CrudOp): { summary: string; description: string } {
+/** `listContacts`, `createContact`, …: the operationIds of the generated routes, whatever their summaries say. */
+function operationIdOf(r: Resource, op: CrudOp): string {
+  return op === 'list' ? `list${pascal(r.plural)}` : `${op}${componentName(r)}`;
+}
+
+function docs(r: Resource, op: CrudOp): { summary: string; description: string; operationId: string } {
   const filters = r.resolvedFilters.map((f) => `\`${f.param}\``).join(', ');
   const generated: Record<CrudOp, { summary: string; description: string }> = {
     list: { summary: `List ${r.plural}`, description: `Lists ${r.plural}, newest first, with an exact \`total\`.${filters ? ` Filters combine: ${filters}.` : ''}` },
@@ -27,18 +32,19 @@ function docs(r: Resource, op: CrudOp): { summary: string; description: string }
     update: { summary: `Update ${withArticle(r.name)}`, description: 'Changes the fields given; null clears a field. An empty body is 400 `No fields to update`.' },
     delete: { summary: `Delete ${withArticle(r.name)}`, description: `Deletes ${withArticle(r.name)}; reading it afterwards is 404.` },
   };
-  return { ...generated[op], ...r.routes?.docs?.[op] };
+  return { ...generated[op], ...r.routes?.docs?.[op], operationId: operationIdOf(r, op) };
 }
 
 /**
  * Answers a page of `r` matching `given` (the route's query, with any condition the route adds),
  * newest first with an exact total, through the list cache unless the resource reads the clock.
  */
-export function answerList(r: Resource, req: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>): Promise<void> {
+export async function answerList(r: Resource, req: FastifyRequest, reply: FastifyReply, given: Record<string, unknown>): Promise<void> {
   const { database } = req.server.services;
   const lists = listCacheFor(req.server.services.lists, r.readsClock);
   const db = database.db;
-  return lists.answer(req, reply, async (version) => {
+  // A GET: its answer has no hook to wait for (see ListCache.answer), so the reply need not be returned.
+  await lists.answer(req, reply, async (version) => {
     const query = await resolveCustomFilters(r, db, req.scope, given);
     const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
     let total: Promise<number> | undefined;

@@ -62,7 +62,7 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
     app.get('/search', {
       schema: {
         tags: ['Search'],
-        summary: 'Search every object',
+        operationId: 'searchAll', summary: 'Search every object',
         description: `Full-text search over ${resources.map((r) => r.plural).join(', ')} at once: for each object, its best hits (most relevant first) and the exact number of matches. Every word of \`q\` must begin a word of a record's searched fields.`,
         querystring: GlobalSearchQuery,
         response: { 200: globalSearchResult(resources), ...errorResponses() },

@@ -1,7 +1,7 @@
 // The request and response schemas of search (they feed validation and the OpenAPI document).
 import { Type, type TSchema } from 'typebox';
 import { PageQuery, Str, StringEnum } from '../schemas.ts';
-import type { Resource } from './define.ts';
+import { componentName, type Resource } from './define.ts';
 import { FITTING, OPERATORS } from './search.ts';
 import { builtInFields } from './search-fields.ts';
 
@@ -46,7 +46,7 @@ export function searchBody(r: Resource): TSchema {
     }, { additionalProperties: false, description: 'A sort key' }), { maxItems: 3, description: 'Sort keys, applied in turn, then newest first. Text sorts ignore case. Default: newest first', examples: [[{ field: 'last_name', direction: 'asc' }]] })),
     limit: PageQuery.limit,
     cursor: Type.Optional(Str({ maxLength: 65_536, description: 'Opaque `next_cursor` of the previous page of the same search (it carries the last sort key and id); another search\'s cursor is 400', examples: ['WyJhZGEiLCJjb25fMDFKRDhYNE02UjJUOVEzVjVXN1k4WjBBMUIiXQ.c2ln'] })),
-  }, { additionalProperties: false, description: `A search of ${r.plural}` });
+  }, { additionalProperties: false, title: `${componentName(r)}Search`, description: `A search of ${r.plural}` });
 }
 
 export const GlobalSearchQuery = Type.Object({

@@ -1,6 +1,6 @@
 // The one place that scopes queries to a tenant. Every query on a tenant table starts here, so no
 // store writes `org_id`/`mode` conditions by hand and none can forget them.
-import { sql, type DeleteQueryBuilder, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { sql, type DeleteQueryBuilder, type SqlBool, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
 import type { DB, Mode } from '../../db/schema.ts';
 import type { Scope } from '../scope.ts';
 
@@ -15,6 +15,13 @@ export function selectIn<T extends TenantTable>(db: Kysely<DB>, table: T, scope:
   // Typed for one table at a time: TypeScript cannot call a builder made for a union of tables.
   return (db.selectFrom(table) as unknown as SelectQueryBuilder<DB, T, object>).where(orgOf(table), '=', scope.orgId).where(modeOf(table), '=', scope.mode);
 }
+
+/**
+ * The condition joining `table` to `to` within one tenant: `table.org_id = to.org_id and table.mode =
+ * to.mode`. A join on it stays in the tenant the query's first table (from `selectIn`) is scoped to.
+ */
+export const sameTenant = (table: TenantTable, to: TenantTable) =>
+  sql<SqlBool>`${orgOf(table)} = ${orgOf(to)} and ${modeOf(table)} = ${modeOf(to)}`;
 
 /** `update <table> … where org_id = ? and mode = ?` */
 export function updateIn<T extends TenantTable>(db: Kysely<DB>, table: T, scope: Scope) {

@@ -34,7 +34,7 @@ export async function agencyClientRoutes(fastify: FastifyInstance): Promise<void
 
   app.post('/agency/clients/link', {
     schema: {
-      tags, summary: 'Link an existing organization with its grant code',
+      tags, operationId: 'linkClientOrganization', summary: 'Link an existing organization with its grant code',
       description: 'Redeems a code the client made with `POST /auth/v1/agency-grants`: single use, valid 24 hours, and only with a key of the mode it was made in. An unknown, used, expired or revoked code is 400; a client already linked is 409.',
       body: s.ClientLinkSchema, response: { 201: Data(s.ClientSchema, 'The linked client'), ...errorResponses(409) },
     },
@@ -79,7 +79,7 @@ export async function agencyClientRoutes(fastify: FastifyInstance): Promise<void
 
   app.get('/agency/usage', {
     schema: {
-      tags, summary: 'Get what the agency spent in its clients this month',
+      tags, operationId: 'getAgencyUsage', summary: 'Get what the agency spent in its clients this month',
       description: 'For the current calendar month (UTC) and the key\'s mode: the credits the agency\'s keys debited in each client\'s ledger (every debit made through an agency key records the acting organization).',
       response: { 200: Data(s.AgencyUsageSchema, 'Debits per client'), ...errorResponses() },
     },

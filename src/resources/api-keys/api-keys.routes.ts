@@ -64,7 +64,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch('/api-keys/:id', {
     schema: {
-      tags, summary: 'Rename an API key or narrow its scopes',
+      tags, operationId: 'updateApiKey', summary: 'Rename an API key or narrow its scopes',
       description: 'Changes the name or narrows the scopes of a key: every scope given must already be held by the key (and by the caller); to widen, create a new key. Takes effect at once on this process and within two seconds on others.',
       params: KeyParams, body: s.ApiKeyUpdateSchema, response: { 200: Data(s.ApiKeySchema, 'The key after the change'), ...errorResponses(404) },
     },
@@ -106,7 +106,7 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/scopes', {
     schema: {
-      tags, summary: 'List the scopes a key can hold',
+      tags, operationId: 'listScopes', summary: 'List the scopes a key can hold',
       description: 'Every scope, generated from the routes the service serves: `*`, and `<group>:read` and `<group>:write` for each resource group (the first path segment after `/v1`, so `/v1/lists/{id}/entries` belongs to `lists`). `read` opens GET routes, `write` every other method and includes `read`. Key management and agency grants need `*`. Any key may read this list.',
       response: { 200: s.ScopeCatalogSchema, ...errorResponses() },
     },

@@ -21,12 +21,12 @@ export const ApiKeySchema = Type.Object({
   expires_at: ExpiresAt,
   created_at: Timestamp('When the key was created, unix seconds'),
   last_used_at: Nullable(Type.Integer({ description: 'When the key was last used, unix seconds, at roughly per-minute granularity; null if never', examples: [1767225600] })),
-}, { description: 'An API key record; never includes the token' });
+}, { title: 'ApiKey', description: 'An API key record; never includes the token' });
 
 export const CreatedApiKeySchema = Type.Object({
   ...ApiKeySchema.properties,
   api_key_token: Type.String({ description: 'The token, shown only in this response; store it now', examples: ['svc_live_3q2t9ZkVbN8sW1xYpLr7uFh0mGcJdEaT4oKiQyU6nXw'] }),
-}, { description: 'A new key with its token' });
+}, { title: 'CreatedApiKey', description: 'A new key with its token' });
 
 export const ApiKeyCreateSchema = Type.Object({
   name: Str({ description: 'Label of the key', minLength: 1, maxLength: 200, examples: ['CI pipeline'] }),
@@ -34,19 +34,19 @@ export const ApiKeyCreateSchema = Type.Object({
   is_agency: Type.Optional(Type.Boolean({ description: 'An agency key (only an agency organization\'s): may act for its linked clients with `X-Org-Id`. Default false', examples: [false] })),
   scopes: Type.Optional(Scopes('What the key may do, from `GET /auth/v1/scopes`; default `["*"]`. An unknown scope is 400')),
   expires_at: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e11, description: 'When the key stops working, unix seconds; must be in the future. Default: never', examples: [1798761600] })),
-}, { additionalProperties: false, description: 'A new key; mode defaults to live, scopes to everything' });
+}, { title: 'ApiKeyCreate', additionalProperties: false, description: 'A new key; mode defaults to live, scopes to everything' });
 
 export const ApiKeyUpdateSchema = Type.Object({
   name: Type.Optional(ApiKeyCreateSchema.properties.name),
   scopes: Type.Optional(Scopes('The key\'s new scopes: each must already be held by the key (scopes only narrow)')),
-}, { additionalProperties: false, description: 'A new name or narrower scopes; at least one field' });
+}, { title: 'ApiKeyUpdate', additionalProperties: false, description: 'A new name or narrower scopes; at least one field' });
 
 export const ApiKeyListSchema = Type.Object({
   data: Type.Object({
     keys: Type.Array(ApiKeySchema, { description: 'The keys not revoked (expired ones included), newest first' }),
     total: Type.Integer({ description: 'Number of keys', examples: [2] }),
   }),
-}, { description: 'The keys of the organization' });
+}, { title: 'ApiKeyList', description: 'The keys of the organization' });
 
 export const ScopeCatalogSchema = Type.Object({
   data: Type.Object({
@@ -56,4 +56,4 @@ export const ScopeCatalogSchema = Type.Object({
       routes: Type.Array(Type.String(), { description: 'The routes it opens, as `METHOD /path`', examples: [['POST /v1/contacts', 'DELETE /v1/contacts/{id}']] }),
     }), { description: 'Every scope, generated from the routes the service serves' }),
   }),
-}, { description: 'The scopes a key can hold' });
+}, { title: 'ScopeCatalog', description: 'The scopes a key can hold' });

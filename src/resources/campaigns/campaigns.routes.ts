@@ -13,7 +13,7 @@ const idOf = (params: unknown) => (params as { id: string }).id;
 export async function campaignRoutes(app: FastifyInstance): Promise<void> {
   app.post('/campaigns/:id/launch', {
     schema: {
-      tags, summary: 'Launch a drafted campaign',
+      tags, operationId: 'launchCampaign', summary: 'Launch a drafted campaign',
       description: 'Moves a draft to `active`, stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. Not a draft: 409 `Campaign is not a draft`; no steps: 409; no audience list: 400.',
       params, response: { ...created('The launched campaign'), ...errorResponses(402, 404, 409) },
     },

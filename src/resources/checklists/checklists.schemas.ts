@@ -31,7 +31,7 @@ export const ChecklistStageSchema = Type.Object({
   exit_criteria: Nullable(Type.String({ description: 'What must be true to leave the stage', examples: ['The economic buyer has seen the business case'] })),
   created_at: Type.Integer({ description: 'When the stage was created, unix seconds', examples: [1767225600] }),
   updated_at: Type.Integer({ description: 'When the stage last changed, unix seconds', examples: [1767225600] }),
-}, { description: 'A stage of a methodology and the evidence it asks for' });
+}, { title: 'ChecklistStage', description: 'A stage of a methodology and the evidence it asks for' });
 
 export const ChecklistStageCreate = Type.Object({
   name: stageName,
@@ -67,7 +67,7 @@ export const EvidenceKeySchema = Type.Object({
   title: Type.String({ description: 'Short title', examples: ['Budget confirmed'] }),
   description: Nullable(Type.String({ description: 'What counts as this evidence', examples: ['Money for the purchase exists and its size is known'] })),
   built_in: Type.Boolean({ description: 'True for the canonical keys every organization has; false for the organization\'s own', examples: [true] }),
-}, { description: 'A key of the evidence library' });
+}, { title: 'EvidenceKey', description: 'A key of the evidence library' });
 
 export const EvidenceKeyCreate = Type.Object({
   key: evidenceKey('The new key, snake_case; not a key the library already has (409)', 'security_review_passed'),

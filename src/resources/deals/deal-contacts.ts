@@ -17,8 +17,12 @@ type Link = DB['deal_contacts'];
 // A list's cascade deletes its contacts without their hooks: links are read only while the contact exists.
 const contactExists = sql<SqlBool>`exists (select 1 from contacts c where c.org_id = deal_contacts.org_id and c.mode = deal_contacts.mode and c.id = deal_contacts.contact_id)`;
 
-async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[]) {
-  const rows = links.length === 0 ? [] : (await selectIn(db, 'contacts', scope).selectAll().where('id', 'in', links.map((l) => l.contact_id)).execute()) as unknown as Row[];
+const contactRows = async (db: Kysely<DB>, scope: Scope, ids: string[]) =>
+  (ids.length === 0 ? [] : await selectIn(db, 'contacts', scope).selectAll().where('id', 'in', ids).execute()) as unknown as Row[];
+
+/** The links with their contacts (read unless the caller has their rows). */
+async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[], known?: Row[]) {
+  const rows = known ?? await contactRows(db, scope, links.map((l) => l.contact_id));
   const people = new Map((await present(contacts, db, scope, rows)).map((c) => [c.id, c]));
   return links.map((l) => ({
     deal_id: l.deal_id, contact_id: l.contact_id, role: l.role, created_at: Number(l.created_at), updated_at: Number(l.updated_at), contact: people.get(l.contact_id)!,
@@ -50,18 +54,18 @@ export interface NewLink {
 }
 
 /**
- * Puts contacts on a deal being created, in its write: one read checks that they all exist, one
- * insert links them, and each records `deal.contact_added` like a put.
+ * Puts contacts on a deal being created, in its write: one read checks that they all exist (and
+ * serves their answers), one insert links them, and each records `deal.contact_added` like a put.
  */
 export async function addDealContacts(w: WriteContext, deal: Row, links: NewLink[]): Promise<void> {
   if (links.length === 0) return;
   const ids = links.map((l) => l.contact_id);
   if (new Set(ids).size !== ids.length) throw badRequest('Each contact may be put on a deal once');
-  const found = new Set((await selectIn(w.tx, 'contacts', w.scope).select('id').where('id', 'in', ids).execute()).map((c) => c.id));
-  if (ids.some((id) => !found.has(id))) throw notFound('Contact not found');
+  const people = await contactRows(w.tx, w.scope, ids);
+  if (people.length !== ids.length) throw notFound('Contact not found');
   const rows: Link[] = links.map((l) => ({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: l.contact_id, role: l.role ?? null, created_at: w.now, updated_at: w.now }));
   w.later(w.tx.insertInto('deal_contacts').values(rows));
-  const [record, answers] = await Promise.all([presentOne(deals, w.tx, w.scope, deal), presentLinks(w.tx, w.scope, rows)]);
+  const [record, answers] = await Promise.all([presentOne(deals, w.tx, w.scope, deal), presentLinks(w.tx, w.scope, rows, people)]);
   for (const link of answers) w.emit('deal.contact_added', { ...record, contact_link: link });
 }
 

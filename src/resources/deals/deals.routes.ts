@@ -138,7 +138,7 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.put('/deals/:id/contacts/:contact_id', {
     schema: {
-      tags, summary: 'Put a contact on a deal',
+      tags, operationId: 'addContactToDeal', summary: 'Put a contact on a deal',
       description: 'Puts the contact on the deal with an optional `role`, or changes its role there (idempotent: putting it again changes nothing but the role given). Records `deal.contact_added` or `deal.contact_updated`. Unknown deal: 404 `Deal not found`; unknown contact: 404 `Contact not found`.',
       params: contactParams, body: RoleSchema, response: { 200: Data(LinkSchema, 'The contact on the deal'), ...errorResponses(404) },
     },

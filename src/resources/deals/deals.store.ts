@@ -4,16 +4,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { normalizeCurrency } from '../../platform/currency.ts';
-import { badRequest, notFound } from '../../platform/errors.ts';
+import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
-import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn, sameTenant, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { addDealContacts, type NewLink } from './deal-contacts.ts';
 import { dropEvidence, missingEvidence, refuseEntry } from './deal-evidence.ts';
 import { deals } from './deals.resource.ts';
-import { defaultPipeline, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
+import { getPipeline, NO_DEFAULT_PIPELINE, stagesOf, type StageRow } from './pipelines.store.ts';
 import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
 import { changeTotals, moveTotals } from './totals.ts';
 
@@ -31,6 +31,22 @@ async function firstStage(w: WriteContext, pipelineId: string): Promise<StageRow
   return (await stagesOf(w.tx, w.scope, pipelineId))[0];
 }
 
+/** The first stage of the default pipeline, read in one statement. */
+async function firstDefaultStage(w: WriteContext): Promise<StageRow> {
+  const stage = await selectIn(w.tx, 'deal_stages', w.scope).selectAll('deal_stages')
+    .innerJoin('deal_pipelines', (j) => j.on(sameTenant('deal_pipelines', 'deal_stages')).onRef('deal_pipelines.id', '=', 'deal_stages.pipeline_id'))
+    .where('deal_pipelines.is_default', '=', 1).orderBy('deal_stages.position').limit(1).executeTakeFirst();
+  if (!stage) throw conflict(NO_DEFAULT_PIPELINE);
+  return stage;
+}
+
+/**
+ * The probability of a deal's stage, put beside the row's columns by the write that read the stage
+ * anyway (a symbol, so no insert or update takes it for a column): presenting the deal then reads no
+ * stage. Object spreads keep it, so the row after an update has it too.
+ */
+const STAGE_PROBABILITY = Symbol('stage probability');
+
 /**
  * The stage a deal goes to: the stage given (in the pipeline given or kept, else 400), else the
  * first stage of the pipeline given, else (new deal) the first stage of the default pipeline.
@@ -45,7 +61,7 @@ async function targetStage(w: WriteContext, input: Record<string, unknown>, befo
     return stage;
   }
   if (before && (pipelineId === undefined || pipelineId === before.pipeline_id)) return stageById(w, before.stage_id as string);
-  return firstStage(w, pipelineId ?? (await defaultPipeline(w.tx, w.scope)).id);
+  return pipelineId === undefined ? firstDefaultStage(w) : firstStage(w, pipelineId);
 }
 
 export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
@@ -55,6 +71,7 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
   const stage = await targetStage(w, input, before);
   row.pipeline_id = stage.pipeline_id;
   row.stage_id = stage.id;
+  (row as Record<symbol, unknown>)[STAGE_PROBABILITY] = Number(stage.probability);
   if (!before || before.stage_id !== stage.id) {
     const missing = await missingEvidence(w, stage, before?.id);
     if (missing.length > 0 && input.force !== true) refuseEntry(stage, missing);
@@ -97,11 +114,13 @@ export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
 
 /** Adds the probability a deal follows (its stage's, unless it set one) and its weighted amount. */
 export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void> {
-  const ids = [...new Set(rows.map((r) => String(r.stage_id)))];
-  const stages = await selectIn(db, 'deal_stages', scope).select(['id', 'probability']).where('id', 'in', ids).execute();
+  const known = (row: Row) => (row as Record<symbol, unknown>)[STAGE_PROBABILITY] as number | undefined;
+  const ids = [...new Set(rows.filter((r) => known(r) === undefined).map((r) => String(r.stage_id)))];
+  const stages = ids.length === 0 ? [] : await selectIn(db, 'deal_stages', scope).select(['id', 'probability']).where('id', 'in', ids).execute();
   const byId = new Map(stages.map((s) => [s.id, Number(s.probability)]));
   rows.forEach((row, i) => {
-    const probability = row.probability === null || row.probability === undefined ? byId.get(String(row.stage_id)) ?? 0 : Number(row.probability);
+    const stageProbability = known(row) ?? byId.get(String(row.stage_id)) ?? 0;
+    const probability = row.probability === null || row.probability === undefined ? stageProbability : Number(row.probability);
     records[i].probability = probability;
     records[i].weighted_amount = row.amount === null || row.amount === undefined ? null : Math.round((Number(row.amount) * probability) / 100);
   });

@@ -54,7 +54,7 @@ export async function pipelineRoutes(fastify: FastifyInstance): Promise<void> {
     schema: {
       tags, summary: 'Delete a deal pipeline',
       description: 'Deletes a pipeline and its stages. The default pipeline cannot be deleted (409), nor a pipeline that holds deals (409 with their number): move or delete them first.',
-      params: s.PipelineParams, response: { 200: Data(DeletedSchema('pip', 'pipeline'), 'The pipeline was deleted'), ...errorResponses(404, 409) },
+      params: s.PipelineParams, response: { 200: Data(DeletedSchema('pip', 'deal pipeline'), 'The pipeline was deleted'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => mutate(req, reply, 200, (w) => store.deletePipeline(w, req.params.id)));
 
@@ -88,7 +88,7 @@ export async function pipelineRoutes(fastify: FastifyInstance): Promise<void> {
     schema: {
       tags, summary: 'Delete a stage of a deal pipeline',
       description: 'Deletes a stage. A stage that holds deals needs `move_to`, another stage of the same pipeline, which receives them (each records `deal.stage_changed` and a stage-history row); without it the answer is 409 with the number of deals. `move_to` naming the stage itself or a stage of another pipeline is 400. The last stage of a pipeline cannot be deleted (409).',
-      params: s.StageParams, querystring: s.StageDeleteQuery, response: { 200: Data(DeletedSchema('stg', 'stage'), 'The stage was deleted'), ...errorResponses(404, 409) },
+      params: s.StageParams, querystring: s.StageDeleteQuery, response: { 200: Data(DeletedSchema('stg', 'deal stage'), 'The stage was deleted'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => mutate(req, reply, 200, (w) => store.deleteStage(w, req.params.id, req.params.stage_id, req.query.move_to)));
 }

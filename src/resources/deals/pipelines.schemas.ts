@@ -23,7 +23,7 @@ export const StageSchema = Type.Object({
   checklist_stage_id: Nullable(Type.String({ description: 'The linked stage of a stage checklist pipeline (`/v1/pipelines`): a deal enters this stage only with every evidence key it requires (else 409), unless forced; null without a link', examples: ['cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
   created_at: Type.Integer({ description: 'When the stage was created, unix seconds', examples: [1767225600] }),
   updated_at: Type.Integer({ description: 'When the stage last changed, unix seconds', examples: [1767225600] }),
-}, { description: 'A stage of a deal pipeline' });
+}, { title: 'DealStage', description: 'A stage of a deal pipeline' });
 
 export const PipelineSchema = Type.Object({
   id: Type.String({ description: 'Identifier of the pipeline', examples: ['pip_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
@@ -32,7 +32,7 @@ export const PipelineSchema = Type.Object({
   stages: Type.Array(StageSchema, { description: 'The stages, in order of position' }),
   created_at: Type.Integer({ description: 'When the pipeline was created, unix seconds', examples: [1767225600] }),
   updated_at: Type.Integer({ description: 'When the pipeline or one of its stages last changed, unix seconds', examples: [1767225600] }),
-}, { description: 'A deal pipeline and its stages' });
+}, { title: 'DealPipeline', description: 'A deal pipeline and its stages' });
 
 export const StageCreateSchema = Type.Object({
   name: stageName,
@@ -40,7 +40,7 @@ export const StageCreateSchema = Type.Object({
   stage_type: Type.Optional(stageType),
   color: Type.Optional(Nullable(color)),
   checklist_stage_id: Type.Optional(Nullable(checklistStageId)),
-}, { additionalProperties: false, description: 'A new stage, added at the end of the pipeline. `stage_type` defaults to `open`; `probability` to 100 for won, else 0' });
+}, { title: 'DealStageCreate', additionalProperties: false, description: 'A new stage, added at the end of the pipeline. `stage_type` defaults to `open`; `probability` to 100 for won, else 0' });
 
 export const StageUpdateSchema = Type.Object({
   name: Type.Optional(stageName),
@@ -48,18 +48,18 @@ export const StageUpdateSchema = Type.Object({
   stage_type: Type.Optional(stageType),
   color: Type.Optional(Nullable(color)),
   checklist_stage_id: Type.Optional(Nullable(checklistStageId)),
-}, { additionalProperties: false, description: 'Stage fields to change; null clears a field' });
+}, { title: 'DealStageUpdate', additionalProperties: false, description: 'Stage fields to change; null clears a field' });
 
 export const PipelineCreateSchema = Type.Object({
   name: Str({ description: 'Name of the pipeline', minLength: 1, maxLength: 200, examples: ['New business'] }),
   is_default: Type.Optional(Type.Boolean({ description: 'Make this the default pipeline (the previous default stops being one)', examples: [false] })),
   stages: Type.Optional(Type.Array(StageCreateSchema, { minItems: 1, maxItems: 50, description: 'The stages, in order; the standard sales stages when omitted' })),
-}, { additionalProperties: false, description: 'A new pipeline' });
+}, { title: 'DealPipelineCreate', additionalProperties: false, description: 'A new pipeline' });
 
 export const PipelineUpdateSchema = Type.Object({
   name: Type.Optional(Str({ description: 'Name of the pipeline', minLength: 1, maxLength: 200, examples: ['Renewals'] })),
   is_default: Type.Optional(Type.Literal(true, { description: 'Make this the default pipeline; the previous default stops being one. There is always exactly one default, so `false` is refused: make another pipeline the default instead' })),
-}, { additionalProperties: false, description: 'Pipeline fields to change' });
+}, { title: 'DealPipelineUpdate', additionalProperties: false, description: 'Pipeline fields to change' });
 
 export const PipelineParams = Type.Object({ id: Str({ description: 'Identifier of the pipeline', maxLength: 64, examples: ['pip_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }) });
 export const StageParams = Type.Object({ id: PipelineParams.properties.id, stage_id: stageId('Identifier of the stage') });
@@ -70,7 +70,7 @@ export const StageDeleteQuery = Type.Object({
 
 export const StageOrderSchema = Type.Object({
   stage_ids: Type.Array(stageId('A stage of the pipeline'), { minItems: 1, maxItems: 50, description: 'Every stage of the pipeline, once each, in the new order' }),
-}, { additionalProperties: false, description: 'The new order of the stages' });
+}, { title: 'DealStageOrder', additionalProperties: false, description: 'The new order of the stages' });
 
 export const PipelineQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Page number, 1-indexed; ignored when `cursor` is given', examples: [1] })),

@@ -55,9 +55,11 @@ export async function readPipeline(db: Kysely<DB>, scope: Scope, id: string) {
   return (await presentPipelines(db, scope, [await getPipeline(db, scope, id)]))[0];
 }
 
+export const NO_DEFAULT_PIPELINE = 'The organization has no default deal pipeline';
+
 export async function defaultPipeline(db: Kysely<DB>, scope: Scope): Promise<PipelineRow> {
   const row = await selectIn(db, 'deal_pipelines', scope).selectAll().where('is_default', '=', 1).executeTakeFirst();
-  if (!row) throw conflict('The organization has no default deal pipeline');
+  if (!row) throw conflict(NO_DEFAULT_PIPELINE);
   return row;
 }
 

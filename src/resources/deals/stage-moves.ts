@@ -24,9 +24,12 @@ export async function recordStageEntry(w: WriteContext, dealIds: string[], pipel
     await updateIn(w.tx, 'deal_stage_history', w.scope).set({ left_at: w.now, updated_at: w.now })
       .where('deal_id', 'in', dealIds).where('left_at', 'is', null).execute();
   }
-  await w.tx.insertInto('deal_stage_history').values(dealIds.map((deal_id) => ({
+  const insert = w.tx.insertInto('deal_stage_history').values(dealIds.map((deal_id) => ({
     ...tenantOf(w.scope), id: newId('dsh'), deal_id, pipeline_id: pipelineId, stage_id: stageId, entered_at: w.now, left_at: null, created_at: w.now, updated_at: w.now,
-  }))).execute();
+  })));
+  // New deals' first rows are written with the deals themselves (whose insert is queued too).
+  if (isNew) w.later(insert);
+  else await insert.execute();
 }
 
 /** How a deal entered its stage: by force (`force: true`), and the required evidence it lacked. */

@@ -1,13 +1,15 @@
 // GET /v1/deals/summary: per stage of a pipeline, the number of deals and, per currency, the sum of
 // amounts and of weighted amounts. Read from the maintained totals (totals.ts): one row per stage and
-// currency, so the answer costs the same at 100 deals or 100,000 and is exact at every commit.
+// currency, so the answer costs the same at 100 deals or 100,000 and is exact at every commit; the
+// pipeline, its stages and their totals come in one statement.
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import { selectIn } from '../../platform/resource/tenancy.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
+import { sameTenant, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { Str } from '../../platform/schemas.ts';
-import { defaultPipeline, getPipeline, stagesOf } from './pipelines.store.ts';
+import { NO_DEFAULT_PIPELINE } from './pipelines.store.ts';
 
 const money = (description: string, example: number) => Type.Integer({ description, examples: [example] });
 
@@ -30,7 +32,7 @@ export const SummarySchema = Type.Object({
     amounts: AmountsSchema,
   }), { description: 'Every stage of the pipeline in order, including those without deals' }),
   totals: Type.Object({ count: Type.Integer({ description: 'Deals in the pipeline', examples: [40] }), amounts: AmountsSchema }, { description: 'The whole pipeline' }),
-}, { description: 'Deals per stage of a pipeline' });
+}, { title: 'DealSummary', description: 'Deals per stage of a pipeline' });
 
 export const SummaryQuery = Type.Object({
   pipeline_id: Type.Optional(Str({ description: 'The pipeline to summarize; the default pipeline when omitted', maxLength: 64, examples: ['pip_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
@@ -52,20 +54,38 @@ function amounts(rows: Amount[]) {
     .map((a) => ({ currency: a.currency, count: a.count, amount: a.amount, weighted_amount: Math.round(a.weighted / 100) }));
 }
 
+/**
+ * One statement: the pipeline (the given one, else the default), its stages in order and their
+ * totals; a stage without deals comes once with null totals.
+ */
+async function summaryRows(db: Kysely<DB>, scope: Scope, pipelineId: string | undefined) {
+  const q = selectIn(db, 'deal_pipelines', scope)
+    .leftJoin('deal_stages', (j) => j.on(sameTenant('deal_stages', 'deal_pipelines')).onRef('deal_stages.pipeline_id', '=', 'deal_pipelines.id'))
+    .leftJoin('deal_stage_totals', (j) => j.on(sameTenant('deal_stage_totals', 'deal_stages')).onRef('deal_stage_totals.stage_id', '=', 'deal_stages.id'))
+    .select([
+      'deal_pipelines.id as pipeline_id', 'deal_stages.id as stage_id', 'deal_stages.name', 'deal_stages.position', 'deal_stages.stage_type', 'deal_stages.probability',
+      'deal_stage_totals.currency', 'deal_stage_totals.deal_count', 'deal_stage_totals.amount', 'deal_stage_totals.weighted_own', 'deal_stage_totals.amount_following',
+    ])
+    .orderBy('deal_stages.position');
+  const rows = await (pipelineId === undefined ? q.where('deal_pipelines.is_default', '=', 1) : q.where('deal_pipelines.id', '=', pipelineId)).execute();
+  if (rows.length === 0) throw pipelineId === undefined ? conflict(NO_DEFAULT_PIPELINE) : notFound('Pipeline not found');
+  return rows;
+}
+
 export async function dealsSummary(db: Kysely<DB>, scope: Scope, pipelineId: string | undefined) {
-  const pipeline = pipelineId === undefined ? await defaultPipeline(db, scope) : await getPipeline(db, scope, pipelineId);
-  const stages = await stagesOf(db, scope, pipeline.id);
-  const totals = await selectIn(db, 'deal_stage_totals', scope).selectAll().where('stage_id', 'in', stages.map((s) => s.id)).execute();
-  const all: Amount[] = [];
-  const perStage = stages.map((s) => {
-    const rows = totals.filter((t) => t.stage_id === s.id).map((t) => ({
-      currency: t.currency, count: Number(t.deal_count), amount: Number(t.amount), weighted_own: Number(t.weighted_own), amount_following: Number(t.amount_following), probability: Number(s.probability),
-    }));
-    all.push(...rows);
-    return {
-      stage_id: s.id, name: s.name, position: Number(s.position), stage_type: s.stage_type, probability: Number(s.probability),
-      count: rows.reduce((n, r) => n + r.count, 0), amounts: amounts(rows),
-    };
-  });
-  return { pipeline_id: pipeline.id, stages: perStage, totals: { count: all.reduce((n, r) => n + r.count, 0), amounts: amounts(all) } };
+  const rows = await summaryRows(db, scope, pipelineId);
+  const stages = new Map<string, { stage_id: string; name: string; position: number; stage_type: string; probability: number; rows: Amount[] }>();
+  for (const r of rows) {
+    if (r.stage_id === null) continue;
+    const stage = stages.get(r.stage_id) ?? { stage_id: r.stage_id, name: r.name!, position: Number(r.position), stage_type: r.stage_type!, probability: Number(r.probability), rows: [] };
+    stages.set(r.stage_id, stage);
+    if (r.currency !== null) {
+      stage.rows.push({
+        currency: r.currency, count: Number(r.deal_count), amount: Number(r.amount), weighted_own: Number(r.weighted_own), amount_following: Number(r.amount_following), probability: stage.probability,
+      });
+    }
+  }
+  const perStage = [...stages.values()].map(({ rows: amountRows, ...stage }) => ({ ...stage, count: amountRows.reduce((n, r) => n + r.count, 0), amounts: amounts(amountRows) }));
+  const all = [...stages.values()].flatMap((s) => s.rows);
+  return { pipeline_id: rows[0].pipeline_id, stages: perStage, totals: { count: all.reduce((n, r) => n + r.count, 0), amounts: amounts(all) } };
 }

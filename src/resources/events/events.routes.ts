@@ -22,8 +22,10 @@ export async function eventRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/events', {
     schema: {
-      tags, summary: 'List or stream events', description,
+      tags, operationId: 'listEvents', summary: 'List or stream events', description,
       querystring: s.EventQuerySchema, headers: s.EventHeadersSchema,
+      // The list is JSON; the same 200 is a live stream with `Accept: text/event-stream`.
+      produces: ['application/json', 'text/event-stream'],
       response: { 200: ListOf(s.EventSchema, 'A page of events (application/json); a live stream with `Accept: text/event-stream`'), ...errorResponses() },
     },
   }, async (req, reply) => {

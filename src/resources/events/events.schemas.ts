@@ -21,7 +21,7 @@ export const EventSchema = Type.Object({
     examples: [{ title: 'Director of Engineering' }],
   })),
   actor: ActorSchema,
-}, { description: 'An event: one change, recorded in the same transaction as the change' });
+}, { title: 'Event', description: 'An event: one change, recorded in the same transaction as the change' });
 export type Event = Static<typeof EventSchema>;
 
 export const EventQuerySchema = Type.Object({

@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { stripField } from '../../platform/resource/custom-field-values.ts';
-import { fieldDefinitions, toDefinition, UNIQUE_TYPES, type DataType, type FieldDefinition } from '../../platform/resource/custom-fields.ts';
+import { definitionsChanged, fieldDefinitions, toDefinition, UNIQUE_TYPES, type DataType, type FieldDefinition } from '../../platform/resource/custom-fields.ts';
 import type { Resource } from '../../platform/resource/define.ts';
 import type { Field } from '../../platform/resource/fields.ts';
 import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
@@ -108,6 +108,7 @@ export async function createField(w: WriteContext, r: Resource, input: CreateFie
     description: input.description ?? null, list_id: input.list_id ?? null, created_at: w.now, updated_at: w.now,
   };
   await w.tx.insertInto('fields').values(row).execute();
+  definitionsChanged(w);
   const record = custom(toDefinition(row));
   w.emit('field.created', record);
   return record;
@@ -131,6 +132,7 @@ export async function updateField(w: WriteContext, objects: Resource[], id: stri
   }
   changes.updated_at = w.now;
   await updateIn(w.tx, 'fields', w.scope).set(changes).where('id', '=', id).execute();
+  definitionsChanged(w);
   const record = custom(await getDefinition(w.tx, w.scope, id));
   const previous = Object.fromEntries(Object.keys(input).map((k) => [k, before[k as keyof FieldDefinition]]));
   w.emit('field.updated', record, { ...previous, updated_at: before.updated_at });
@@ -144,6 +146,7 @@ export async function deleteField(w: WriteContext, objects: Resource[], id: stri
   const r = objects.find((o) => o.plural === def.object);
   if (r) await stripField(w, r, def);
   await deleteIn(w.tx, 'fields', w.scope).where('id', '=', id).execute();
+  definitionsChanged(w);
   w.emit('field.deleted', custom(def));
   return { id, deleted: true };
 }

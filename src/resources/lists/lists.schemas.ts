@@ -8,20 +8,20 @@ export const EntrySchema = Type.Object({
   value: Type.String({ description: 'A lower-cased e-mail address or domain', examples: ['ada@example.com'] }),
   kind: StringEnum(['email', 'domain'] as const, { description: 'Whether the value is an address or a whole domain', examples: ['email'] }),
   created_at: Timestamp('When the entry was added, unix seconds'),
-}, { description: 'A suppression-list entry' });
+}, { title: 'ListEntry', description: 'A suppression-list entry' });
 export type Entry = Static<typeof EntrySchema>;
 
 export const EntriesCreateSchema = Type.Object({
   values: Type.Array(Str({ description: 'An e-mail address or a domain', minLength: 1, maxLength: 254, examples: ['ada@example.com'] }), {
     minItems: 1, maxItems: 1000, description: 'E-mail addresses and domains to suppress', examples: [['ada@example.com', 'example.org']],
   }),
-}, { additionalProperties: false, description: 'Values to add to a suppression list' });
+}, { title: 'ListEntriesCreate', additionalProperties: false, description: 'Values to add to a suppression list' });
 
 export const EntriesAddedSchema = Type.Object({
   added: Type.Integer({ description: 'How many values were new', examples: [1] }),
   existing: Type.Integer({ description: 'How many values were already on the list', examples: [1] }),
   entries: Type.Array(EntrySchema, { description: 'The entries for the values given, new or existing' }),
-}, { description: 'The result of adding entries' });
+}, { title: 'ListEntriesAdded', description: 'The result of adding entries' });
 
 export const EntryParamsSchema = Type.Object({
   id: Str({ description: 'Identifier of the list', maxLength: 64, examples: ['lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
@@ -34,13 +34,13 @@ export const MembersCreateSchema = Type.Object({
   ids: Type.Array(Str({ description: 'Identifier of a record of the list\'s type', minLength: 1, maxLength: 64, examples: ['cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }), {
     minItems: 1, maxItems: 1000, description: 'Records to add: companies for a list of type companies, deals for one of type deals', examples: [['cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B']],
   }),
-}, { additionalProperties: false, description: 'Records to add to a list' });
+}, { title: 'ListMembersCreate', additionalProperties: false, description: 'Records to add to a list' });
 
 export const MembersAddedSchema = Type.Object({
   added: Type.Integer({ description: 'How many records were new on the list', examples: [1] }),
   existing: Type.Integer({ description: 'How many were on it already', examples: [0] }),
   member_count: Type.Integer({ description: 'Records on the list now', examples: [12] }),
-}, { description: 'The result of adding members' });
+}, { title: 'ListMembersAdded', description: 'The result of adding members' });
 
 export const MemberSchema = Type.Object({}, { additionalProperties: true, description: 'A record of the list\'s type (a company or a deal), as its own endpoint answers it' });
 

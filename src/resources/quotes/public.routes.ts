@@ -58,7 +58,7 @@ export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void>
   app.get('/v1/public/quotes/:token', {
     config,
     schema: {
-      tags, security, params: TokenParams, summary: 'Get a quote by its public link',
+      tags, security, params: TokenParams, operationId: 'getPublicQuote', summary: 'Get a quote by its public link',
       description: 'A sent quote as its recipient sees it, with no API key: lines, amounts, terms and its state as of now. The first view of a sent quote makes it `viewed` (`quote.viewed`). An unknown token, or one of an earlier revision (edit-as-draft), is 404 `Quote not found`. Limited per client address.',
       response: { 200: Data(PublicQuoteSchema, 'The quote'), ...errorResponses(404) },
     },
@@ -85,7 +85,7 @@ export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void>
   app.get('/q/:token', {
     config,
     schema: {
-      tags, security, params: TokenParams, summary: 'The page of a quote',
+      tags, security, params: TokenParams, operationId: 'getQuotePage', summary: 'The page of a quote',
       querystring: Type.Object({}, { additionalProperties: true, description: 'Ignored: links opened from mail may gain tracking parameters' }),
       description: 'The HTML page of a sent quote for its recipient: lines, totals and terms, with Accept (the signer\'s full name) and Decline (an optional reason) while it awaits an answer. Self-contained (inline style and script, no external asset) under a Content-Security-Policy that allows only those. Opening it counts as a view like the JSON form. An unknown or earlier-revision token is a 404 page.',
       response: {

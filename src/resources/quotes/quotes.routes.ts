@@ -64,7 +64,7 @@ export async function quoteRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/quotes/quotable-products', {
     schema: {
-      tags, summary: 'List the products a quote can use', description: 'The active products, newest first, with an exact `total`; `currency` keeps those of one currency.',
+      tags, operationId: 'listQuotableProducts', summary: 'List the products a quote can use', description: 'The active products, newest first, with an exact `total`; `currency` keeps those of one currency.',
       querystring: QuotableQuery, response: { 200: ListOf(products.schemas.record, 'A page of active products'), ...errorResponses() },
     },
   }, (req) => pageOf(app, req, products, { active: true }));

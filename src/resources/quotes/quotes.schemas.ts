@@ -67,4 +67,4 @@ export const PublicQuoteSchema = Type.Object({
   accepted_at: Nullable(Type.Integer({ description: 'When it was accepted, unix seconds', examples: [1767225600] })),
   signer_name: Nullable(Type.String({ description: 'Who accepted it', examples: ['Ada Lovelace'] })),
   declined_at: Nullable(Type.Integer({ description: 'When it was declined, unix seconds', examples: [1767225600] })),
-}, { description: 'A sent quote as its recipient sees it' });
+}, { title: 'PublicQuote', description: 'A sent quote as its recipient sees it' });

@@ -14,7 +14,7 @@ export async function sandboxRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post('/sandbox/reset', {
     schema: {
-      tags, summary: 'Reset the sandbox data',
+      tags, operationId: 'resetSandbox', summary: 'Reset the sandbox data',
       description: 'Test keys only (a live key is 403). In one transaction, deletes every test-mode record of the organization (contacts, companies, lists and entries, campaigns and enrollments, events, the credit ledger) and restores the sandbox data set: lists (one of them a suppression list), 50 companies, contacts linked to them by e-mail domain, a draft and an active campaign, their events, and the starting credits. Live data and other organizations are never touched. The event sequence carries on, so an open event stream receives `sandbox.reset` followed by the events of the new data set.',
       response: { 200: Data(SandboxResetSchema, 'The sandbox data set was restored'), ...errorResponses() },
     },

@@ -11,5 +11,5 @@ export const SandboxResetSchema = Type.Object({
   notes: Type.Integer({ description: 'Notes in the fresh data set, on sample contacts and deals', examples: [6] }),
   products: Type.Integer({ description: 'Products in the fresh data set (one inactive)', examples: [5] }),
   quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal, with a working public link)', examples: [1] }),
-}, { description: 'What the test-mode data set now holds' });
+}, { title: 'SandboxReset', description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

@@ -26,7 +26,7 @@ export async function usageRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/usage', {
     schema: {
-      tags, summary: 'Get the credit balance and this month\'s use',
+      tags, operationId: 'getUsage', summary: 'Get the credit balance and this month\'s use',
       description: 'The current balance and, for the current calendar month in UTC, the credits granted, debited and refunded and the number of ledger entries.',
       response: { 200: Data(s.UsageSchema, 'Balance and use'), ...errorResponses() },
     },

@@ -14,7 +14,7 @@ export const TransactionSchema = Type.Object({
   description: Nullable(Type.String({ description: 'Human-readable explanation', examples: ['Launch of campaign "Q4 outbound": 180 contacts enrolled'] })),
   created_at: Timestamp('When the transaction happened, unix seconds'),
   actor: ActorSchema,
-}, { description: 'A credit-ledger entry' });
+}, { title: 'UsageTransaction', description: 'A credit-ledger entry' });
 export type Transaction = Static<typeof TransactionSchema>;
 
 export const TransactionQuerySchema = Type.Object({
@@ -33,5 +33,5 @@ export const UsageSchema = Type.Object({
   debited: Credits('Credits debited this period', 180),
   refunded: Credits('Credits refunded this period', 0),
   transactions: Credits('Ledger entries this period', 2),
-}, { description: 'The balance and this month\'s use' });
+}, { title: 'UsageBalance', description: 'The balance and this month\'s use' });
 export type Usage = Static<typeof UsageSchema>;

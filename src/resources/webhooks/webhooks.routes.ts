@@ -80,7 +80,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get('/webhooks/:id/deliveries', {
     schema: {
-      tags, summary: 'List deliveries', description: 'The deliveries made to the endpoint, newest event first, each with its attempts (time, status code, duration, error and the first KiB of the answer); filter by `status` and `event_type`. A delivery appears once its first attempt is made.',
+      tags, operationId: 'listWebhookDeliveries', summary: 'List deliveries', description: 'The deliveries made to the endpoint, newest event first, each with its attempts (time, status code, duration, error and the first KiB of the answer); filter by `status` and `event_type`. A delivery appears once its first attempt is made.',
       params, querystring: s.DeliveryQuerySchema, response: { 200: ListOf(s.DeliverySchema, 'A page of deliveries'), ...errorResponses(404) },
     },
   }, async (req) => {
@@ -95,7 +95,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post('/webhooks/:id/deliveries/:delivery_id/redeliver', {
     schema: {
-      tags, summary: 'Redeliver', description: 'Sends the event of a delivery again, at once, as a new delivery with the same `webhook-id` (the event id). The endpoint must be active (409 otherwise).',
+      tags, operationId: 'redeliverWebhookDelivery', summary: 'Redeliver', description: 'Sends the event of a delivery again, at once, as a new delivery with the same `webhook-id` (the event id). The endpoint must be active (409 otherwise).',
       params: s.DeliveryParamsSchema, response: { 201: Data(s.QueuedSchema, 'The delivery was queued'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => mutate(req, reply, 201, (w) => store.redeliver(w, req.params.id, req.params.delivery_id)));

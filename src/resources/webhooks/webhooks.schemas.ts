@@ -30,13 +30,13 @@ const endpointFields = {
   updated_at: Timestamp('When the endpoint last changed, unix seconds'),
 };
 
-export const EndpointSchema = Type.Object(endpointFields, { description: 'A webhook endpoint' });
+export const EndpointSchema = Type.Object(endpointFields, { title: 'WebhookEndpoint', description: 'A webhook endpoint' });
 export type Endpoint = Static<typeof EndpointSchema>;
 
 export const EndpointWithSecretSchema = Type.Object({
   ...endpointFields,
   secret: Type.String({ description: 'The signing secret (Standard Webhooks, `whsec_…`); shown only when created or rotated', examples: ['whsec_MfKQ9r8GKY…'] }),
-}, { description: 'A webhook endpoint with its signing secret' });
+}, { title: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret' });
 export type EndpointWithSecret = Static<typeof EndpointWithSecretSchema>;
 
 export const EndpointCreateSchema = Type.Object({
@@ -44,7 +44,7 @@ export const EndpointCreateSchema = Type.Object({
   event_types: EventTypes,
   description: Type.Optional(Nullable(Description)),
   is_active: Type.Optional(Type.Boolean({ description: 'Whether events are delivered (default true)', default: true, examples: [true] })),
-}, { additionalProperties: false, description: 'A new webhook endpoint' });
+}, { title: 'WebhookEndpointCreate', additionalProperties: false, description: 'A new webhook endpoint' });
 export type EndpointCreate = Static<typeof EndpointCreateSchema>;
 
 export const EndpointUpdateSchema = Type.Object({
@@ -52,7 +52,7 @@ export const EndpointUpdateSchema = Type.Object({
   event_types: Type.Optional(EventTypes),
   description: Type.Optional(Nullable(Description)),
   is_active: Type.Optional(Active),
-}, { additionalProperties: false, description: 'Fields to change; setting `is_active` to true re-enables a disabled endpoint' });
+}, { title: 'WebhookEndpointUpdate', additionalProperties: false, description: 'Fields to change; setting `is_active` to true re-enables a disabled endpoint' });
 export type EndpointUpdate = Static<typeof EndpointUpdateSchema>;
 
 export const EndpointQuerySchema = Type.Object({
@@ -64,7 +64,7 @@ export type EndpointQuery = Static<typeof EndpointQuerySchema>;
 export const EventTypeSchema = Type.Object({
   type: Type.String({ description: 'The event type', examples: ['contact.created'] }),
   description: Type.String({ description: 'When it is emitted', examples: ['A contact was created'] }),
-}, { description: 'An event type the service emits' });
+}, { title: 'EventType', description: 'An event type the service emits' });
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -75,7 +75,7 @@ export const AttemptSchema = Type.Object({
   duration_ms: Type.Integer({ description: 'How long the attempt took, milliseconds', examples: [84] }),
   error: Nullable(Type.String({ description: 'Why the attempt failed; null on success', examples: ['No answer within 10000 ms (10001 ms)'] })),
   response_body: Nullable(Type.String({ description: 'The first KiB of the answer', examples: ['ok'] })),
-}, { description: 'One attempt of a delivery' });
+}, { title: 'DeliveryAttempt', description: 'One attempt of a delivery' });
 
 export const DeliverySchema = Type.Object({
   id: Type.String({ description: 'Identifier of the delivery', examples: [DELIVERY_ID] }),
@@ -88,7 +88,7 @@ export const DeliverySchema = Type.Object({
   attempts: Type.Array(AttemptSchema, { description: 'The attempts, oldest first (the last 20)' }),
   created_at: Timestamp('When the first attempt was made, unix seconds'),
   updated_at: Timestamp('When the last attempt was made, unix seconds'),
-}, { description: 'The delivery of one event to one endpoint' });
+}, { title: 'WebhookDelivery', description: 'The delivery of one event to one endpoint' });
 export type Delivery = Static<typeof DeliverySchema>;
 
 export const DeliveryQuerySchema = Type.Object({
@@ -106,14 +106,14 @@ export const DeliveryParamsSchema = Type.Object({
 export const QueuedSchema = Type.Object({
   delivery_id: Type.String({ description: 'The new delivery; it appears under the endpoint\'s deliveries once attempted', examples: [DELIVERY_ID] }),
   event_id: Type.String({ description: 'The event it sends', examples: [EVENT_ID] }),
-}, { description: 'A delivery queued to be sent at once' });
+}, { title: 'QueuedDelivery', description: 'A delivery queued to be sent at once' });
 
 export const ReplaySchema = Type.Object({
   created_after: Type.Integer({ minimum: 0, maximum: 1e11, description: 'Re-send events created at or after this time, unix seconds', examples: [1767225600] }),
   event_types: Type.Optional(EventTypes),
-}, { additionalProperties: false, description: 'Which past events to send again' });
+}, { title: 'WebhookReplay', additionalProperties: false, description: 'Which past events to send again' });
 export type Replay = Static<typeof ReplaySchema>;
 
 export const ReplayedSchema = Type.Object({
   replayed: Type.Integer({ description: 'How many events were queued to be sent again (at most 10,000 per call, oldest first)', examples: [42] }),
-}, { description: 'The result of a replay' });
+}, { title: 'WebhookReplayResult', description: 'The result of a replay' });
