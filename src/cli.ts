@@ -7,8 +7,12 @@ import { migrateToLatest } from './db/migrate.ts';
 import type { Mode } from './db/schema.ts';
 import { createOrganization, listOrganizations, organizationExists } from './orgs/orgs.ts';
 import { JOB_STATUSES, listJobs, queueStats, retryJob } from './platform/jobs/queue.ts';
+import { AppError } from './platform/errors.ts';
 import { runWrite } from './platform/write.ts';
 import { createApiKey, revokeApiKey } from './resources/api-keys/api-keys.store.ts';
+import { importFromCli } from './resources/imports/imports.cli.ts';
+import { WRITE_MODES, type WriteMode } from './resources/imports/imports.schemas.ts';
+import { IMPORT_OBJECTS, type ImportObject } from './resources/imports/objects.ts';
 import { grantCredits } from './resources/usage/usage.store.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command>
@@ -22,7 +26,10 @@ const USAGE = `Usage: npm run --silent cli -- <command>
   keys revoke <KEY_ID>                            revoke a key
   jobs stats                                      background jobs by status, age of the oldest due job
   jobs list [--status S] [--kind K] [--limit N]   the most recently changed jobs (50 by default)
-  jobs retry <JOB_ID>                             run a failed or dead job again, with all its attempts`;
+  jobs retry <JOB_ID>                             run a failed or dead job again, with all its attempts
+  import --org <ID> --file <CSV> [--object contacts|companies] [--list <LIST_ID>]
+         [--write-mode create|upsert|update] [--mapping '{"Email":"work_email"}'] [--mode test]
+                                                  import a CSV here, showing progress on stderr`;
 
 class UsageError extends Error {}
 
@@ -44,6 +51,7 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
     options: {
       name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' },
       status: { type: 'string' }, kind: { type: 'string' }, limit: { type: 'string' }, agency: { type: 'boolean' },
+      file: { type: 'string' }, object: { type: 'string' }, list: { type: 'string' }, 'write-mode': { type: 'string' }, mapping: { type: 'string' },
     },
   });
   const [group, action, arg] = positionals;
@@ -88,6 +96,24 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
       if (!job) throw new UsageError(`no failed or dead job ${id}`);
       return job;
     }
+    case 'import': {
+      const orgId = need(values.org, '--org');
+      await migrateToLatest(database);
+      if (!(await organizationExists(database, orgId))) throw new UsageError(`no organization ${orgId}`);
+      const object = values.object ?? 'contacts';
+      if (!(IMPORT_OBJECTS as string[]).includes(object)) throw new UsageError(`--object must be one of ${IMPORT_OBJECTS.join(', ')}`);
+      const writeMode = values['write-mode'] ?? 'create';
+      if (!(WRITE_MODES as readonly string[]).includes(writeMode)) throw new UsageError(`--write-mode must be one of ${WRITE_MODES.join(', ')}`);
+      let mapping: Record<string, string | null> | undefined;
+      try {
+        mapping = values.mapping === undefined ? undefined : JSON.parse(values.mapping) as Record<string, string | null>;
+      } catch {
+        throw new UsageError('--mapping must be a JSON object');
+      }
+      return importFromCli(database, config, { orgId, mode: modeOf(values.mode) }, {
+        file: need(values.file, '--file'), object: object as ImportObject, mode: writeMode as WriteMode, listId: values.list, mapping,
+      });
+    }
     default:
       throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
   }
@@ -98,7 +124,10 @@ try {
   const result = await run(database, process.argv.slice(2));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } catch (error) {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  if (error instanceof AppError) {
+    process.stderr.write(`${typeof error.detail === 'string' ? error.detail : JSON.stringify(error.detail)}\n`);
+    process.exitCode = 1;
+  } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
     process.exitCode = 2;
   } else {

@@ -16,6 +16,7 @@ import { checklists } from './migrations/0011-checklists.ts';
 import { filterIndexes } from './migrations/0014-filter-indexes.ts';
 import { tasksNotes } from './migrations/0012-tasks-notes.ts';
 import { quotes } from './migrations/0013-quotes.ts';
+import { imports } from './migrations/0015-imports.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -33,6 +34,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0014-filter-indexes': filterIndexes,
     '0012-tasks-notes': tasksNotes(database.dialect),
     '0013-quotes': quotes(database.dialect),
+    '0015-imports': imports(database.dialect),
   };
 }
 

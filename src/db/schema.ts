@@ -456,6 +456,63 @@ export interface QuoteLinksTable extends Tenant {
   created_at: number;
 }
 
+/** A CSV import (see src/resources/imports/). `write_mode` is the API's `mode`: create, upsert or update. */
+export interface ImportsTable extends Tenant {
+  id: string;
+  object: string;
+  write_mode: string;
+  list_id: string | null;
+  /** JSON: `{column header: target field}`. */
+  mapping: unknown;
+  source: string;
+  filename: string | null;
+  size_bytes: number;
+  delimiter: string;
+  status: string;
+  rows_total: number;
+  rows_processed: number;
+  rows_created: number;
+  rows_updated: number;
+  rows_skipped: number;
+  rows_failed: number;
+  error: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ImportErrorsTable extends Tenant {
+  import_id: string;
+  row: number;
+  n: number;
+  column_name: string | null;
+  message: string;
+}
+
+/** A stored file (an import's upload, an export's CSV) in chunks of about 1 MiB. */
+export interface FileChunksTable extends Tenant {
+  file_id: string;
+  seq: number;
+  data: Uint8Array;
+}
+
+export interface ExportsTable extends Tenant {
+  id: string;
+  object: string;
+  /** JSON: the list route's query parameters. */
+  filters: unknown;
+  status: string;
+  rows_total: number | null;
+  rows_processed: number;
+  size_bytes: number;
+  error: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -494,5 +551,9 @@ export interface DB {
   products: ProductsTable;
   quotes: QuotesTable;
   quote_links: QuoteLinksTable;
+  imports: ImportsTable;
+  import_errors: ImportErrorsTable;
+  file_chunks: FileChunksTable;
+  exports: ExportsTable;
 }
 

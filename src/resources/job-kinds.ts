@@ -4,6 +4,8 @@
 import type { JobKind } from '../platform/jobs/kinds.ts';
 import { pruneJobs, purgeIdempotencyKeys } from '../platform/jobs/maintenance.ts';
 import type { Schedule } from '../platform/jobs/schedules.ts';
+import { exportJob } from './exports/exports.jobs.ts';
+import { importJob } from './imports/imports.jobs.ts';
 import { expireQuotes } from './quotes/quotes.jobs.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
 
@@ -13,6 +15,8 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   pruneJobs,
   pruneWebhookDeliveries,
   expireQuotes,
+  importJob,
+  exportJob,
 ];
 
 export const SCHEDULES: readonly Schedule[] = [
