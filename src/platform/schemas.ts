@@ -54,18 +54,23 @@ export const ErrorBody = Type.Object(
   { description: 'Error' },
 );
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request: a required field is missing, a value is invalid, or the cursor is malformed or foreign',
-  401: 'Missing, invalid or revoked API key, or a JWT instead of an API key',
+/** What each error status means, wherever the API answers it (route responses and the OpenAPI document). */
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed',
+  401: 'Missing, invalid, expired or revoked API key, or a JWT instead of an API key',
   402: 'Not enough credits for the operation',
-  403: 'The key may not do this',
+  403: 'The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names',
   404: 'Not found, or not visible to this key',
-  409: 'Conflict with the current state, or an identical idempotent request is still running',
+  408: 'The request (headers and body) was not received in time',
+  409: 'Conflict with the current state, or a request with the same Idempotency-Key is still being processed (retry later)',
   413: 'Request body larger than 1 MiB',
+  414: 'A path segment of the URL is longer than 100 characters',
   415: 'Content-Type is not application/json',
-  422: 'The body or query fails validation',
-  429: 'Rate limit exceeded',
-  503: 'The store is unavailable; retry with backoff',
+  417: 'An `Expect` header other than `100-continue`',
+  422: 'The body, query or path fails validation (`detail` lists the field errors), or the Idempotency-Key was already used with a different request',
+  429: 'Rate limit exceeded; retry after `Retry-After` seconds',
+  431: 'The request line and headers exceed 64 KiB',
+  503: 'The store is unavailable; retry with backoff after `Retry-After` seconds',
 };
 
 /** Error responses documented on every authenticated route, plus any route-specific ones. */
@@ -76,8 +81,20 @@ export function errorResponses(...extra: number[]): Record<number, TSchema> {
   return out;
 }
 
+/** `createContact` → `CreateContact`, `deal pipeline` → `DealPipeline`: names of shapes in the OpenAPI document. */
+export const pascal = (s: string) => s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+
+/** The title of a shape wrapping `schema`, which names it in the OpenAPI document: `Contact` → `ContactResponse`. */
+const titled = (schema: TSchema, suffix: string) => {
+  const { title } = schema as { title?: unknown };
+  return typeof title === 'string' ? { title: `${title}${suffix}` } : {};
+};
+
+/** A `text/csv` answer (a download), documented as such rather than as JSON. */
+export const CsvResponse = (description: string) => ({ description, content: { 'text/csv': { schema: Type.String({ description }) } } });
+
 export const Data = <T extends TSchema>(schema: T, description: string) =>
-  Type.Object({ data: schema }, { description });
+  Type.Object({ data: schema }, { ...titled(schema, 'Response'), description });
 
 export const PaginationSchema = Type.Object({
   page: Type.Integer({ description: 'Current page number, 1-indexed', examples: [1] }),
@@ -85,7 +102,7 @@ export const PaginationSchema = Type.Object({
   total: Type.Integer({ description: 'Total items across all pages', examples: [1234] }),
   has_next: Type.Boolean({ description: 'True if more pages exist', examples: [true] }),
   next_cursor: Nullable(Type.String({ description: 'Opaque cursor for the next page; null on the last page', examples: ['eyJ2IjoiY29uXzAxIn0.c2ln'] })),
-});
+}, { title: 'Pagination', description: 'Where this page is among all of them' });
 
 export const ListOf = <T extends TSchema>(item: T, description: string) =>
   Type.Object(
@@ -95,7 +112,7 @@ export const ListOf = <T extends TSchema>(item: T, description: string) =>
       next_cursor: Nullable(Type.String({ description: 'Same as pagination.next_cursor' })),
       pagination: PaginationSchema,
     },
-    { description },
+    { ...titled(item, 'List'), description },
   );
 
 export const PageQuery = {
@@ -110,13 +127,13 @@ export const DeletedSchema = (prefix: string, what: string) =>
   Type.Object({
     id: Type.String({ description: `Identifier of the deleted ${what}`, examples: [`${prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }),
     deleted: Type.Literal(true, { description: 'Always true' }),
-  });
+  }, { title: `Deleted${pascal(what)}`, description: `The ${what} was deleted` });
 
 /** Who made a change: the API key and its organization (an agency's, when it acted for a client). */
 export const ActorSchema = Nullable(Type.Object({
   api_key_id: Type.String({ description: 'The key that made the change', examples: ['key_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   org_id: Type.String({ description: 'The organization of that key: an agency\'s when it acted for this organization', examples: ['org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
-}, { description: 'Who made the change; null for changes no API key made (administration, sandbox data)' }));
+}, { title: 'Actor', description: 'Who made the change; null for changes no API key made (administration, sandbox data)' }));
 
 /** The API form of the actor columns. */
 export const actorOf = (row: { actor_key_id: string | null; actor_org_id: string | null }) =>

@@ -32,6 +32,16 @@ function needed(route: ApiRoute): string | null {
   return `${group}:${route.method === 'GET' ? 'read' : 'write'}`;
 }
 
+/**
+ * Routes that act on the records of the object their body names, so the key needs that object's
+ * scope as well (else `imports:write` alone would write contacts): an import writes them, an export
+ * reads them.
+ */
+const OBJECT_SCOPE: Record<string, (body: { object: string }) => string> = {
+  'POST /v1/imports': (body) => `${body.object}:write`,
+  'POST /v1/exports': (body) => `${body.object}:read`,
+};
+
 const groups = [...new Set(guarded(api).filter((r) => r.url.startsWith('/v1/')).map((r) => r.url.split('/')[2]))].sort();
 const everyScope = ['*', ...groups.flatMap((g) => [`${g}:read`, `${g}:write`])];
 
@@ -97,14 +107,22 @@ describe('every route', () => {
     expect(refusals).toBeGreaterThanOrEqual(routes.length - 1);
     expect(await snapshot(api, org.live), 'a refused request changed data').toBe(before);
 
-    // Admitted with exactly the scope (and a write scope admits the group's reads).
+    // Admitted with exactly the scope (and a write scope admits the group's reads), plus the scope
+    // of the object the body names, without which it is refused naming that one.
     for (const route of routes) {
       const scope = needed(route);
       if (scope === null) continue;
       const holders = [[scope], ...(scope.endsWith(':read') ? [[scope.replace(/:read$/, ':write')]] : [])];
       for (const held of holders) {
-        const reply = await (await keyWith(held)).call(route.method, fill(route.url, await paramsFor(api, org.live, route)), { body: await bodyFor(api, org.live, route) });
-        expect(reply.status === 403 && json(reply).detail.startsWith('API key lacks scope'), `${label(route)} with ${held} → ${reply.status} ${reply.body}`).toBe(false);
+        const call = async (scopes: string[]) => (await keyWith(scopes)).call(route.method, fill(route.url, await paramsFor(api, org.live, route)), { body: await bodyFor(api, org.live, route) });
+        const objectScope = OBJECT_SCOPE[label(route)]?.(await bodyFor(api, org.live, route) as { object: string });
+        if (objectScope) {
+          const refused = await call(held);
+          expect(refused.status, `${label(route)} with ${held} alone → ${refused.body}`).toBe(403);
+          expect(json(refused).detail, label(route)).toBe(`API key lacks scope ${objectScope}`);
+        }
+        const reply = await call(objectScope ? [...held, objectScope] : held);
+        expect(reply.status === 403 && json(reply).detail.startsWith('API key lacks scope'), `${label(route)} with ${held} ${objectScope ?? ''} → ${reply.status} ${reply.body}`).toBe(false);
       }
     }
   });

@@ -9,7 +9,7 @@ export type Schema = Record<string, any>;
 export interface Operation {
   requestBody?: { content?: Record<string, { schema: Schema }> };
   parameters?: Array<{ in: string; name: string; required?: boolean; example?: unknown; schema: Schema }>;
-  responses?: Record<string, unknown>;
+  responses?: Record<string, { content?: Record<string, unknown> } | undefined>;
 }
 
 export interface ApiRoute {
@@ -33,6 +33,9 @@ export interface Api {
 /** The interactive reference (/docs and its assets): a page about the API, not part of it. */
 export const isDocsRoute = (url: string) => url === '/docs' || url.startsWith('/docs/');
 
+/** The web dashboard (/dashboard, its modules and libraries): a client of the API, not part of it. */
+export const isDashboardRoute = (url: string) => url === '/dashboard' || url.startsWith('/dashboard/');
+
 export const toOpenApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
 export async function loadApi(app: FastifyInstance): Promise<Api> {
@@ -45,7 +48,7 @@ export async function loadApi(app: FastifyInstance): Promise<Api> {
     }
     return s;
   };
-  const routes = app.routeTable.filter((r) => !isDocsRoute(r.url)).map((r) => {
+  const routes = app.routeTable.filter((r) => !isDocsRoute(r.url) && !isDashboardRoute(r.url)).map((r) => {
     const path = toOpenApiPath(r.url);
     return {
       method: r.method,
@@ -64,6 +67,14 @@ export function bodySchema(api: Api, route: ApiRoute): Schema | undefined {
   const schema = route.operation?.requestBody?.content?.['application/json']?.schema;
   return schema ? api.resolve(schema) : undefined;
 }
+
+/** The media type a route documents for its success (`text/csv` for a download); JSON unless it says otherwise. */
+export function responseType(route: ApiRoute): string {
+  const success = Object.entries(route.operation?.responses ?? {}).find(([code]) => code.startsWith('2'))?.[1];
+  return Object.keys(success?.content ?? {})[0] ?? 'application/json';
+}
+
+export const answersJson = (route: ApiRoute) => /^application\/(.+\+)?json$/.test(responseType(route));
 
 export function queryParams(route: ApiRoute) {
   return (route.operation?.parameters ?? []).filter((p) => p.in === 'query');

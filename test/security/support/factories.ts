@@ -4,6 +4,8 @@
 // '/v1/lists/:id/entries'). A documented route with an id and no factory fails the suite by name.
 import { randomBytes } from 'node:crypto';
 import { resources } from '../../../src/resources/registry.ts';
+import { multipartBody } from '../../helpers/imports.ts';
+import { receiver, type Receiver } from '../../helpers/receiver.ts';
 import { bodySchema, type Api, type ApiRoute } from './api.ts';
 import type { Actor, Params } from './actors.ts';
 import { json } from './reply.ts';
@@ -112,6 +114,51 @@ const dealContact: Factory = async (api, actor) => {
   return { id, contact_id };
 };
 
+/**
+ * Waits until the background job of `path`/`id` (an import, an export) has ended, so that it
+ * changes nothing behind a snapshot's back; returns its last state.
+ */
+async function ended(actor: Actor, path: string, id: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const reply = await actor.call('GET', `${path}/${id}`);
+    const data = reply.status === 200 ? json(reply).data : fail(`factory GET ${path}/${id} (${actor.label}) answered ${reply.status} ${reply.body}`);
+    if (!['queued', 'running'].includes(data.status)) return data;
+    if (Date.now() > deadline) fail(`factory ${path}/${id} (${actor.label}) still ${data.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** An import of a one-row CSV uploaded by the actor, run to its end. */
+const csvImport: Factory = async (_api, actor) => {
+  const { payload, contentType } = multipartBody({ csv: `Email,Name\nfactory.${randomBytes(4).toString('hex')}@example.com,${bodySentinel()}\n`, fields: { object: 'companies' } });
+  const reply = await actor.call('POST', '/v1/imports', { payload, headers: { 'content-type': contentType } });
+  if (reply.status !== 201) fail(`factory import (${actor.label}) answered ${reply.status} ${reply.body}`);
+  const { id } = json(reply).data;
+  await ended(actor, '/v1/imports', id);
+  return { id };
+};
+
+/** A completed export of the actor's contacts, so that its file can be downloaded. */
+const completedExport: Factory = async (api, actor) => {
+  const { id } = await created('/v1/exports', { body: { object: 'contacts', filters: {} } })(api, actor);
+  const last = await ended(actor, '/v1/exports', id);
+  if (last.status !== 'completed') fail(`factory export (${actor.label}) ended ${String(last.status)}: ${String(last.error)}`);
+  return { id };
+};
+
+/**
+ * Where an import by URL fetches its CSV: a local server (the test apps allow private addresses)
+ * answering a one-row CSV of contacts, a fresh address each time. The documented example URL does
+ * not resolve.
+ */
+let csvSource: Promise<Receiver> | undefined;
+const csvSourceUrl = async () => (await (csvSource ??= receiver(() => ({
+  status: 200,
+  headers: { 'content-type': 'text/csv' },
+  body: `Email,First Name\nu${randomBytes(5).toString('hex')}@example.com,${bodySentinel()}\n`,
+})))).url;
+
 export const FACTORIES: Record<string, Factory> = {
   // Every kernel resource is made by a POST of its documented body; the registry lists them.
   ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
@@ -138,6 +185,8 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/events': listed('/v1/events'),
   '/v1/usage/transactions': listed('/v1/usage/transactions'),
   '/v1/webhooks': created('/v1/webhooks'),
+  '/v1/imports': csvImport,
+  '/v1/exports': completedExport,
   '/v1/webhooks/:id/deliveries': webhookDelivery,
 };
 
@@ -170,6 +219,8 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
   // subscribed to nothing the suite emits: deliveries fail fast and are few.
   'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
+  // An import by URL needs a URL that answers a CSV.
+  'POST /v1/imports': async () => ({ url: await csvSourceUrl() }),
   // A methodology with a stage (its stage routes and order need one).
   'POST /v1/pipelines': () => ({ stages: [{ name: 'Open' }] }),
   // Field names are unique per object; enum fields need options.

@@ -2,7 +2,7 @@
 // totals) and every object the actor made, read back by id. Equal snapshots before and after a
 // refused request mean the request changed nothing the tenant owns.
 import { canonicalJson } from '../../../src/platform/canonical-json.ts';
-import { accepts, collectionReads, fill, guarded, type Api } from './api.ts';
+import { accepts, answersJson, collectionReads, fill, guarded, type Api, type ApiRoute } from './api.ts';
 import type { Actor } from './actors.ts';
 import { routeFactoryKey } from './factories.ts';
 
@@ -21,15 +21,17 @@ function stable(value: unknown): unknown {
 
 export async function snapshot(api: Api, actor: Actor): Promise<string> {
   const parts: unknown[] = [];
-  const read = async (url: string) => {
+  // A download (text/csv) is compared as its text; errors are JSON whatever the route answers.
+  const read = async (route: ApiRoute, url: string) => {
     const reply = await actor.call('GET', url);
-    parts.push([url, reply.status, stable(JSON.parse(reply.body))]);
+    const json = answersJson(route) || reply.status >= 400;
+    parts.push([url, reply.status, json ? stable(JSON.parse(reply.body)) : reply.body]);
   };
-  for (const route of collectionReads(api)) await read(accepts(route, 'limit') ? `${route.url}?limit=200` : route.url);
+  for (const route of collectionReads(api)) await read(route, accepts(route, 'limit') ? `${route.url}?limit=200` : route.url);
   const byId = guarded(api).filter((r) => r.method === 'GET' && r.params.length > 0);
   for (const [key, made] of actor.made) {
     const params = await made;
-    for (const route of byId) if (routeFactoryKey(route) === key && !BACKGROUND.test(route.url)) await read(fill(route.url, params));
+    for (const route of byId) if (routeFactoryKey(route) === key && !BACKGROUND.test(route.url)) await read(route, fill(route.url, params));
   }
   return canonicalJson(parts);
 }
