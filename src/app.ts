@@ -24,14 +24,16 @@ import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
 import type { RateLimiter, RateLimits } from './platform/rate-limit/rate-limiter.ts';
 import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
+import { sharedSerializers } from './platform/serializers.ts';
 import { validatorCompiler } from './platform/validation.ts';
 import { WriteQueue } from './platform/write.ts';
 import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { LinkCache } from './platform/targeting.ts';
-import { noteAnswered, routeFailedExpectations, serverOptions } from './platform/transport.ts';
+import { dropQuietConnectionsOnClose, noteAnswered, routeFailedExpectations, serverOptions } from './platform/transport.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
+import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -73,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // `Connection: close`, see onSend) rather than refused with a body outside the error shape.
     return503OnClosing: false,
     ajv: { customOptions: {} },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   routeFailedExpectations(app);
@@ -165,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(swagger, openApiOptions(tags));
   await app.register(healthRoutes);
+  await app.register(dashboardRoutes);
   await registerResources(app);
   await app.register(scalar, {
     routePrefix: '/docs',
@@ -175,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing.abort();
   });
+  dropQuietConnectionsOnClose(app);
   app.addHook('onClose', async () => {
     leases.close();
     clearInterval(flushLogs);

@@ -21,9 +21,12 @@ import { contacts } from './contacts/contacts.resource.ts';
 import { deals } from './deals/deals.resource.ts';
 import { dealRoutes } from './deals/deals.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
+import { exportRoutes } from './exports/exports.routes.ts';
+import { importRoutes } from './imports/imports.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { notes } from './notes/notes.resource.ts';
+import { organizationRoutes } from './organization/organization.routes.ts';
 import { products } from './products/products.resource.ts';
 import { publicQuoteRoutes } from './quotes/public.routes.ts';
 import { quotes } from './quotes/quotes.resource.ts';
@@ -70,12 +73,16 @@ export const groups: Group[] = [
   // Read when registered: by then `resources` below holds every definition.
   { prefix: '/v1', tag: { name: 'Search', description: 'Every searchable object at once, by full text' }, routes: (app, options) => searchRoutes(resources)(app, options) },
   { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
+  { prefix: '/v1', tag: { name: 'Organization', description: 'The organization a key acts on, and its mode' }, routes: organizationRoutes },
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
   { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },
   { prefix: '/auth/v1', tag: { name: 'API keys', description: 'Key management' }, routes: apiKeyRoutes },
   { prefix: '/auth/v1', tag: { name: 'Agency grants', description: 'Access this organization offers agencies' }, routes: agencyGrantRoutes },
   { prefix: '/v1', tag: { name: 'Agency', description: 'An agency\'s client organizations and what it spent in them' }, routes: agencyClientRoutes },
   // A sandbox reset keeps the endpoints (configuration, like API keys) and clears their deliveries.
+  // An import's file and an export's CSV are kept in file_chunks until the work ends.
+  { prefix: '/v1', tag: { name: 'Imports', description: 'CSV files of contacts or companies, written in the background' }, routes: importRoutes, tables: ['imports', 'import_errors', 'file_chunks'] },
+  { prefix: '/v1', tag: { name: 'Exports', description: 'CSV files of records, written in the background and downloaded' }, routes: exportRoutes, tables: ['exports'] },
   { prefix: '/v1', tag: { name: 'Webhooks', description: 'Signed deliveries of events to your endpoints' }, routes: webhookRoutes, tables: ['webhook_deliveries'] },
 ];
 
