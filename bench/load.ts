@@ -15,14 +15,19 @@ export interface LoadSpec {
   /**
    * `fixed`: the same request every time; `random-id`: path + a random id from idsFile; `rotate`:
    * `paths` in turn; `create`: a new contact body each time; `assert-batch`: 100 new contacts per
-   * request; `deal-with-contacts`: POST path, a new deal with three random contacts of idsFile.
+   * request; `deal-with-contacts`: POST path, a new deal with three random contacts of idsFile;
+   * `created-range`: path + `created_after=…&created_before=…` (see createdWindow) from a fixed
+   * pseudo-random sequence starting at `sequenceStart`, so no answer comes from a cache.
    */
-  kind: 'fixed' | 'random-id' | 'rotate' | 'create' | 'assert-batch' | 'deal-with-contacts';
+  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'create' | 'assert-batch' | 'deal-with-contacts';
   path: string;
   headers?: Record<string, string>;
   body?: string;
   idsFile?: string;
   paths?: string[];
+  /** For `created-range`: the unix seconds the seeded records were created in, and where in the sequence to start. */
+  range?: [number, number];
+  sequenceStart?: number;
   /** For `create`: the list to create contacts on; for `create` and `deal-with-contacts`: whether each create carries a fresh Idempotency-Key. */
   listId?: string;
   idempotency?: boolean;
@@ -70,6 +75,23 @@ const DEAL_ROLES = ['Decision maker', 'Champion', 'User'];
 const readIds = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
 const json = { 'content-type': 'application/json' };
 
+/** A 32-bit integer hash (mulberry32's finalizer): the fixed pseudo-random sequence of `created-range`. */
+function hash(i: number): number {
+  let t = (i + 0x6d2b79f5) | 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return (t ^ (t >>> 14)) >>> 0;
+}
+
+/**
+ * Request i's filter: a pseudo-random `created_after` within [lo, hi) and a `created_before` past
+ * every record whose value carries i, so that no two requests share a query string (a cache key)
+ * while each still selects what its `created_after` says.
+ */
+export function createdWindow(i: number, lo: number, hi: number): string {
+  return `created_after=${lo + (hash(i) % Math.max(1, hi - lo))}&created_before=${hi + 1 + i}`;
+}
+
 /** The request sequence each connection repeats: one request, or the four of a deal with its contacts. */
 function requestsOf(spec: LoadSpec): Step[] {
   const headers = { ...spec.headers };
@@ -79,6 +101,11 @@ function requestsOf(spec: LoadSpec): Step[] {
   if (spec.kind === 'random-id') {
     const ids = readIds(spec.idsFile!);
     return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.path + ids[Math.floor(Math.random() * ids.length)] }) }];
+  }
+  if (spec.kind === 'created-range') {
+    const [lo, hi] = spec.range!;
+    let i = spec.sequenceStart ?? 0;
+    return [{ ...base, setupRequest: (req) => ({ ...req, path: `${spec.path}${createdWindow(i++, lo, hi)}` }) }];
   }
   if (spec.kind === 'rotate') {
     return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.paths![n++ % spec.paths!.length] }) }];

@@ -11,9 +11,10 @@ import type { LoadSpec, RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
 import { searchScenarios, type SearchResults } from './search-scenarios.ts';
-import { createSeededOrg, seedContacts, seedDeals } from './seed.ts';
+import { createSeededOrg, EPOCH_MS, seedContacts, seedDeals } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
 import { benchWebhooks, type WebhookResults } from './webhooks.ts';
+import { importScenario, type ImportResults } from './import-scenario.ts';
 
 export interface Figure {
   /** Medians over the rounds: requests per second and latency in milliseconds. */
@@ -38,11 +39,13 @@ export interface Figure {
 export interface StoreResult {
   store: StoreKind;
   seed: { contacts: number; deals: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
-  baselines: { c_get_by_id: Figure; d_insert: Figure };
+  baselines: { c_get_by_id: Figure; d_insert: Figure; e_filtered_page: Figure };
   scenarios: {
     s1_get_one: Figure;
     /** coldMs: the first request, before any answer was cached. */
     s2_list_first_page: Figure & { total: number; coldMs: number };
+    /** The list filtered by a `created_after` no request asked before, with its total: uncached. */
+    s2u_list_uncached: Figure;
     s3_cursor_walk: { pages: Record<string, { p50: number; p90: number; samples: number }>; walked: number; seconds: number; deepest: number };
     s4_title_contains: Figure & { total: number; substring: string; coldMs: number };
     s5_create: Figure;
@@ -52,7 +55,7 @@ export interface StoreResult {
     s11_assert_batch: Figure & { recordsPerSecond: number };
     s12_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  } & WebhookResults & SearchResults & DealResults;
+  } & WebhookResults & SearchResults & DealResults & ImportResults;
 }
 
 const median = (xs: number[]) => {
@@ -105,7 +108,9 @@ export async function measureInTurn(runs: Array<{ server: Server; spec: LoadSpec
   for (let round = 0; round < runs[0].spec.rounds; round++) {
     for (const [i, { server, spec }] of runs.entries()) {
       const before = server.cpuSeconds();
-      const result = await runLoad({ ...spec, rounds: 1, warmupSeconds: round === 0 ? spec.warmupSeconds : Math.min(1, spec.warmupSeconds) });
+      // Each round continues an uncached sequence where no earlier round was (the servers of one round ask the same).
+      const sequenceStart = (spec.sequenceStart ?? 0) + round * 1_000_000;
+      const result = await runLoad({ ...spec, sequenceStart, rounds: 1, warmupSeconds: round === 0 ? spec.warmupSeconds : Math.min(1, spec.warmupSeconds) });
       const after = server.cpuSeconds();
       const m = measured[i];
       if (result.warmup) m.warmups.push(result.warmup);
@@ -214,7 +219,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const noteRss = async (name: string) => {
       rssAfter[name] = Math.round((await service.stats()).rssBytes / 1e5) / 10;
     };
-    const bareGet = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url });
+    const bareGet = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId });
     const [c, s1] = await measureInTurn([
       { server: bareGet, spec: specFor(bareGet, { kind: 'random-id', path: '/contacts/', idsFile }) },
       { server: service, spec: specFor(service, getOneSpec) },
@@ -230,6 +235,18 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const s2 = { ...await listFirst(service), total: first.pagination.total, coldMs: firstMs };
     const underList = await service.stats();
     await noteRss('s2');
+
+    // 2u: the same list filtered by created_after, each request a value no request asked before, in
+    // turn with baseline (e) running the same page-plus-count SQL for the same values.
+    const created = [Math.floor(EPOCH_MS / 1000), Math.ceil((EPOCH_MS + big.contacts) / 1000)] as [number, number];
+    const bareList = await start('bench/baselines/fastify-list.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId });
+    // Ten connections: an uncached count costs milliseconds, and fifty would queue past a round.
+    const [e, s2u] = await measureInTurn([
+      { server: bareList, spec: specFor(bareList, { kind: 'created-range', path: '/contacts?', range: created, connections: 10 }) },
+      { server: service, spec: specFor(service, { kind: 'created-range', path: '/v1/contacts?limit=50&', range: created, headers: auth, connections: 10 }) },
+    ], [200]);
+    await stop(bareList);
+    await noteRss('s2u');
 
     const deepest = Math.floor((big.contacts - 1) / 50) + 1 - options.walkWindow + 1;
     const pages = [...new Set(options.walkPages.map((p) => Math.min(p, deepest)))].filter((p) => p >= 1);
@@ -288,13 +305,22 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
       kind, storeUrl: store.url, database, options, log, start, stop, load, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
     });
 
+    // A process of its own, so its peak RSS is the import's.
+    const importRows = options.quick ? 20_000 : 1_000_000;
+    log(`${kind}: scenario 18, a CSV import of ${importRows.toLocaleString('en')} contacts`);
+    const importer = await start('bench/instrumented-server.ts', serviceEnv(store.url, RAISED_LIMITS));
+    const importOrg = await createSeededOrg(database, 'Import org');
+    const imported = await importScenario(importer, importOrg.token, importOrg.listIds[0], ctx.workDir, importRows);
+    await stop(importer);
+
     return {
       store: kind,
       seed: { contacts: big.contacts, deals: seededDeals.deals, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
-      baselines: { c_get_by_id: c, d_insert: d },
+      baselines: { c_get_by_id: c, d_insert: d, e_filtered_page: e },
       scenarios: {
         s1_get_one: s1,
         s2_list_first_page: s2,
+        s2u_list_uncached: s2u,
         s3_cursor_walk: { ...walk, deepest: Math.max(...pages) },
         s4_title_contains: s4,
         s5_create: s5,
@@ -311,6 +337,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
           rssAfterMb: rssAfter,
         },
         ...webhooks,
+        ...imported,
       },
     };
   } finally {

@@ -32,7 +32,8 @@ const ROWS_PER_TRANSACTION = 25_000;
 const rowsPerStatement = (database: Database) => (database.dialect === 'sqlite' ? 1000 : 2500);
 // Contact i of an organization was created i milliseconds after this instant, so ids (time-ordered)
 // follow i and the newest contacts are the last seeded.
-const EPOCH_MS = Date.UTC(2025, 0, 1);
+/** When the seeded records were created: record i at EPOCH_MS + i milliseconds. */
+export const EPOCH_MS = Date.UTC(2025, 0, 1);
 
 /** Contact i's `score`: distinct for every i below a million, in an order unrelated to i's. */
 export const scoreOf = (i: number): number => (i * 7919) % 1_000_003;

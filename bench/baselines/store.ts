@@ -5,9 +5,16 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 
 export interface BareStore {
-  getContact(id: string): Promise<Record<string, unknown> | undefined>;
+  /** One live contact of `org` by id, on the primary key (org_id, mode, id) as the service reads it. */
+  getContact(org: string, id: string): Promise<Record<string, unknown> | undefined>;
   insertContact(row: Record<string, unknown>): Promise<void>;
+  /** Live contacts of `org` created in [after, before), newest first: the page of baseline (e). */
+  createdPage(org: string, after: number, before: number, limit: number): Promise<Array<Record<string, unknown>>>;
+  /** Their exact number. */
+  createdCount(org: string, after: number, before: number): Promise<number>;
 }
+
+const CREATED = "org_id = ? and mode = 'live' and created_at >= ? and created_at < ?";
 
 const COLUMNS = ['id', 'org_id', 'mode', 'list_id', 'name', 'first_name', 'last_name', 'title', 'company', 'company_id', 'work_email', 'email_domain',
   'personal_email', 'phone', 'linkedin_url', 'city', 'country', 'seniority', 'department', 'tags', 'created_at', 'updated_at'];
@@ -20,10 +27,14 @@ export function openBareStore(url: string): BareStore {
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA temp_store = MEMORY');
     db.exec('PRAGMA cache_size = -32768');
-    const get = db.prepare('select * from contacts where id = ?');
+    const get = db.prepare("select * from contacts where org_id = ? and mode = 'live' and id = ?");
     const insert = db.prepare(`insert into contacts (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
+    const page = db.prepare(`select * from contacts where ${CREATED} order by id desc limit ?`);
+    const count = db.prepare(`select count(*) as n from contacts where ${CREATED}`);
     return {
-      getContact: async (id) => get.get(id) as Record<string, unknown> | undefined,
+      createdPage: async (org, after, before, limit) => page.all(org, after, before, limit) as Array<Record<string, unknown>>,
+      createdCount: async (org, after, before) => Number((count.get(org, after, before) as { n: number }).n),
+      getContact: async (org, id) => get.get(org, id) as Record<string, unknown> | undefined,
       insertContact: async (row) => {
         insert.run(...(COLUMNS.map((c) => row[c] ?? null) as never[]));
       },
@@ -31,8 +42,13 @@ export function openBareStore(url: string): BareStore {
   }
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const insertText = `insert into contacts (${COLUMNS.join(', ')}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+  const numbered = (text: string) => { let k = 0; return text.replace(/\?/g, () => `$${++k}`); };
   return {
-    getContact: async (id) => (await pool.query({ name: 'get_contact', text: 'select * from contacts where id = $1', values: [id] })).rows[0],
+    createdPage: async (org, after, before, limit) =>
+      (await pool.query({ name: 'created_page', text: numbered(`select * from contacts where ${CREATED} order by id desc limit ?`), values: [org, after, before, limit] })).rows,
+    createdCount: async (org, after, before) =>
+      Number((await pool.query({ name: 'created_count', text: numbered(`select count(*) as n from contacts where ${CREATED}`), values: [org, after, before] })).rows[0].n),
+    getContact: async (org, id) => (await pool.query({ name: 'get_contact', text: "select * from contacts where org_id = $1 and mode = 'live' and id = $2", values: [org, id] })).rows[0],
     insertContact: async (row) => {
       await pool.query({ name: 'insert_contact', text: insertText, values: COLUMNS.map((c) => row[c] ?? null) });
     },
