@@ -12,7 +12,8 @@ export default tseslint.config(
       sourceType: 'module',
       globals: Object.fromEntries([
         'window', 'document', 'location', 'sessionStorage', 'fetch', 'addEventListener', 'removeEventListener',
-        'dispatchEvent', 'CustomEvent', 'URLSearchParams', 'TextDecoderStream', 'AbortController', 'setTimeout', 'console',
+        'dispatchEvent', 'CustomEvent', 'URLSearchParams', 'TextDecoderStream', 'AbortController', 'setTimeout', 'setInterval', 'clearInterval',
+        'FormData', 'console',
       ].map((name) => [name, 'readonly'])),
     },
   },

@@ -1,9 +1,9 @@
 // The web dashboard end to end in a real headless browser (Debian's chromium, driven by
 // playwright-core) against a real socket: sign in with a test key, find a sandbox contact by search
 // and read its timeline, create a deal and move it on the board (by drag-and-drop, then by keyboard
-// into a stage whose checklist refuses it), watch an event arrive live, launch a campaign, create
-// and revoke a key. No Content-Security-Policy violation and no page error may occur. With
-// DASHBOARD_SCREENSHOTS=1 it also writes the screenshots of docs/screenshots/.
+// into a stage whose checklist refuses it), watch an event arrive live, launch a campaign, import a
+// CSV and follow it to its end, create and revoke a key. No Content-Security-Policy violation and no
+// page error may occur. With DASHBOARD_SCREENSHOTS=1 it also writes the screenshots of docs/screenshots/.
 // Without /usr/bin/chromium the test is skipped, saying so (CI installs it: .ci/run).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -139,6 +139,27 @@ describe.skipIf(!available)('the web dashboard in a browser', () => {
     await expect.poll(async () => (await t.test.get(`/v1/campaigns/${draft.id}`)).json().data.status).toBe('active');
     await expect.poll(() => page.getByRole('button', { name: `Launch ${draft.name}` }).count()).toBe(0);
     await shoot(page, 'campaigns');
+
+    // Imports: a small CSV goes onto a list and is followed to its end, with the row it refused.
+    const importList = (await t.test.post('/v1/lists', { name: 'Imported from a spreadsheet', type: 'contacts' })).json().data;
+    await page.getByRole('link', { name: 'Imports' }).click();
+    await page.getByLabel('CSV file').setInputFiles({
+      name: 'people.csv', mimeType: 'text/csv',
+      buffer: Buffer.from('Email,First Name,Job Title\nada@import.example,Ada,CTO\nnot-an-email,Bob,CEO\ngrace@import.example,Grace,VP\n'),
+    });
+    await expect.poll(() => page.getByRole('option', { name: importList.name }).count()).toBe(1);
+    await page.getByLabel('List', { exact: true }).selectOption({ label: importList.name });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Import of people.csv started: 3 rows.' }).count()).toBe(1);
+    const imported = page.getByRole('row', { name: /people\.csv/ });
+    await expect.poll(() => imported.locator('.state').textContent(), { timeout: 15_000 }).toBe('completed with errors');
+    expect(await imported.getByRole('progressbar').getAttribute('value')).toBe('3');
+    expect(await imported.locator('td').allTextContents()).toEqual(expect.arrayContaining(['contacts', '2', '1']));
+    await shoot(page, 'imports');
+    await imported.getByRole('button', { name: 'Show the errors of people.csv' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /^3 Email/ }).count()).toBe(1);
+    const importedContacts = await t.test.get(`/v1/contacts?list_id=${importList.id}`);
+    expect(importedContacts.json().data.map((c: { work_email: string }) => c.work_email).sort()).toEqual(['ada@import.example', 'grace@import.example']);
 
     // Live events: a write made elsewhere appears while the page is open.
     await page.getByRole('link', { name: 'Live events' }).click();

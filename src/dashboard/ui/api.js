@@ -27,11 +27,15 @@ function detailText(detail) {
 /** Fired when the key stops working (revoked, expired): the app signs out. */
 export const AUTH_LOST = 'rds:auth-lost';
 
-/** JSON request to the API; resolves with the parsed body, rejects with an ApiError. */
+/**
+ * A request to the API with a JSON body, or a FormData body sent as multipart (the browser sets its
+ * content type and boundary); resolves with the parsed body, rejects with an ApiError.
+ */
 export async function api(path, { method = 'GET', body, signal } = {}) {
   const headers = { authorization: `Bearer ${session.key()}`, accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
+  const res = await fetch(path, { method, headers, body: body === undefined || form ? body : JSON.stringify(body), signal });
   const parsed = await res.json().catch(() => ({}));
   if (res.status === 401) dispatchEvent(new CustomEvent(AUTH_LOST, { detail: parsed.detail }));
   if (!res.ok) throw new ApiError(res.status, parsed);

@@ -5,12 +5,13 @@ import { Campaigns, LiveEvents } from './activity.js';
 import { ApiKeys, Usage, Webhooks } from './admin.js';
 import { Board } from './board.js';
 import { ErrorMessage } from './common.js';
+import { Imports } from './imports.js';
 import { html, render, useEffect, useState } from './html.js';
 import { RecordPage, RecordTable, RESOURCES } from './tables.js';
 
 const NAV = [
   ['contacts', 'Contacts'], ['companies', 'Companies'], ['deals', 'Deals'], ['lists', 'Lists'], ['pipeline', 'Pipeline'],
-  ['campaigns', 'Campaigns'], ['events', 'Live events'], ['webhooks', 'Webhooks'], ['usage', 'Usage'], ['keys', 'API keys'],
+  ['campaigns', 'Campaigns'], ['imports', 'Imports'], ['events', 'Live events'], ['webhooks', 'Webhooks'], ['usage', 'Usage'], ['keys', 'API keys'],
 ];
 
 const routeOf = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
@@ -31,6 +32,7 @@ function Screen({ route, org }) {
   switch (section) {
     case 'pipeline': return html`<${Board} />`;
     case 'campaigns': return html`<${Campaigns} />`;
+    case 'imports': return html`<${Imports} />`;
     case 'events': return html`<${LiveEvents} />`;
     case 'webhooks': return html`<${Webhooks} />`;
     case 'usage': return html`<${Usage} />`;
