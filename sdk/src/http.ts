@@ -69,8 +69,11 @@ export class Http {
     const { method, path, query, body, options = {} } = request;
     const headers = this.headers(options.headers);
     if (method !== 'GET') headers['idempotency-key'] = options.idempotencyKey ?? crypto.randomUUID();
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const init: RequestInit = { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal };
+    // A FormData body goes as multipart/form-data: fetch sets the type with its boundary, and
+    // serializes it afresh for every attempt.
+    const form = body instanceof FormData;
+    if (body !== undefined && !form) headers['content-type'] = 'application/json';
+    const init: RequestInit = { method, headers, body: body === undefined || form ? (body as FormData | undefined) : JSON.stringify(body), signal: options.signal };
     const url = this.url(path, query);
 
     for (let attempt = 0; ; attempt++) {

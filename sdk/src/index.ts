@@ -2,7 +2,7 @@
 // group. Every method's arguments and answer come from the generated OpenAPI types (openapi.d.ts).
 import { methods } from './operations.ts';
 import { streamEvents, type StreamOptions } from './events.ts';
-import { Http, type ClientOptions } from './http.ts';
+import { Http, type ClientOptions, type RequestOptions } from './http.ts';
 import type { components } from './openapi.d.ts';
 
 export { ApiError, AuthenticationError, ConflictError, ConnectionError, NotFoundError, PermissionError, RateLimitError, ValidationError, type FieldError } from './errors.ts';
@@ -25,8 +25,24 @@ export type Quote = Schemas['Quote'];
 export type Campaign = Schemas['Campaign'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 
+/** The fields of an upload beside its file: `mapping` as an object (the SDK sends it as JSON text). */
+export type ImportUploadOptions = Omit<Schemas['ImportUpload'], 'file' | 'mapping'> & {
+  /** The file's name as the import shows it (default `import.csv`). */
+  filename?: string;
+  mapping?: Record<string, string | null>;
+};
+
 function groups(http: Http) {
   const { get, post, put, patch, action, delete: del } = methods(http);
+  const startImport = post('/v1/imports');
+  /** Uploads a CSV (its text, or a Blob such as a File) as `multipart/form-data` and starts its import. */
+  const uploadImport = (file: Blob | string, { filename = 'import.csv', mapping, ...fields }: ImportUploadOptions, options?: RequestOptions): ReturnType<typeof startImport> => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) if (value !== undefined) form.append(name, String(value));
+    if (mapping) form.append('mapping', JSON.stringify(mapping));
+    form.append('file', typeof file === 'string' ? new Blob([file], { type: 'text/csv' }) : file, filename);
+    return http.send({ method: 'POST', path: '/v1/imports', body: form, options });
+  };
   return {
     contacts: {
       create: post('/v1/contacts'),
@@ -233,8 +249,9 @@ function groups(http: Http) {
       usage: get('/v1/agency/usage'),
     },
     imports: {
-      /** Starts an import of a CSV given by `url` (multipart uploads: POST the file yourself). */
-      create: post('/v1/imports'),
+      /** Starts an import of a CSV given by `url`; `upload` sends the file itself. */
+      create: startImport,
+      upload: uploadImport,
       list: get('/v1/imports'),
       get: get('/v1/imports/{id}'),
       errors: get('/v1/imports/{id}/errors'),

@@ -8695,6 +8695,36 @@ export interface components {
              */
             type?: "import.progress";
         };
+        /**
+         * ImportUpload
+         * @description An import of an uploaded CSV
+         */
+        ImportUpload: {
+            /** @description The CSV file: one part named `file`, up to 100 MiB (`IMPORT_MAX_BYTES`) */
+            file: string;
+            /**
+             * @description What each row creates or updates
+             * @example contacts
+             * @enum {string}
+             */
+            object: "contacts" | "companies";
+            /**
+             * @description `create` (default): every row makes a record. `upsert`: a row updates the record its natural key matches (contacts: `work_email`, then `linkedin_url`; companies: `domain`), or makes one. `update`: a row updates the record it matches; rows matching none are skipped
+             * @example upsert
+             * @enum {string}
+             */
+            mode?: "create" | "upsert" | "update";
+            /**
+             * @description A list to put every imported record on (contacts: their list; companies: a list of type companies). Contacts need it unless a column is mapped to `list_id`
+             * @example lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            list_id?: string;
+            /**
+             * @description The column mapping as JSON text: `{"<column header>": "<field>"}`; omitted, it is guessed from the headers
+             * @example {"Email": "work_email", "Plan": "custom_fields.plan"}
+             */
+            mapping?: string;
+        };
         /** @description A grant code to redeem */
         LinkClientOrganizationRequest: {
             /**
@@ -46383,6 +46413,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StartImportRequest"];
+                "multipart/form-data": components["schemas"]["ImportUpload"];
             };
         };
         responses: {

@@ -18,6 +18,8 @@ type Operation = Json & { operationId?: string; parameters?: Json[]; requestBody
 /** The per-route facts the transform passes on (openapi.ts). */
 export interface RouteFacts {
   public: boolean;
+  /** Request bodies the route parses itself, by media type (route config `parsedBodies`). */
+  parsedBodies?: Record<string, { schema: unknown }>;
 }
 export const ROUTE_FACTS = 'x-route';
 
@@ -254,6 +256,10 @@ export function completeDocument(doc: Json): Json {
       if (!op) continue;
       const facts = (op[ROUTE_FACTS] ?? { public: false }) as RouteFacts;
       delete op[ROUTE_FACTS];
+      if (facts.parsedBodies) {
+        const body = (op.requestBody ??= { required: true, content: {} }) as { content: Record<string, unknown> };
+        body.content = { ...body.content, ...structuredClone(facts.parsedBodies) };
+      }
       completeResponses(op, method, path, facts);
       nameBodies(op, components);
     }

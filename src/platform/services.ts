@@ -53,5 +53,10 @@ declare module 'fastify' {
     public?: boolean;
     /** The spec's messages for missing required fields and invalid enum values. */
     messages?: RouteMessages;
+    /**
+     * Request bodies the route parses itself (a multipart upload), by media type: documented in the
+     * OpenAPI document beside the schema's bodies, never validated by Fastify (which sees no body).
+     */
+    parsedBodies?: Record<string, { schema: unknown }>;
   }
 }

@@ -363,6 +363,12 @@ describe('every answer of the service is the document\'s', () => {
       for (const schema of bodies) if (schema?.type === 'object') inline.push(o.label);
     }
     expect(inline, 'JSON bodies not named').toEqual([]);
+    // The upload the import route parses itself is documented beside its JSON body.
+    const startImport = operations.find((o) => o.op.operationId === 'startImport')!.op.requestBody.content;
+    expect(Object.keys(startImport).sort()).toEqual(['application/json', 'multipart/form-data']);
+    expect(startImport['multipart/form-data'].schema).toEqual({ $ref: '#/components/schemas/ImportUpload' });
+    expect(schemas.ImportUpload.properties.file).toMatchObject({ type: 'string', contentMediaType: 'text/csv' });
+    expect(schemas.ImportUpload.required).toEqual(['file', 'object']);
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPE_NAMES].sort());
 
     // The events the replay recorded (of many types) are the payloads the webhooks document for them.

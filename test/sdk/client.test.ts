@@ -175,7 +175,14 @@ describe('every group', () => {
     expect(done.data).toMatchObject({ status: 'completed', created: 2 });
     expect((await sdk.imports.errors(started.id)).data).toEqual([]);
     expect(await sdk.imports.errorsCsv(started.id)).toMatch(/row/i);
-    expect((await sdk.imports.list()).data).toHaveLength(1);
+    const uploaded = (await sdk.imports.upload('Full name;E-mail\nAlan;alan@example.com\nBroken;not-an-email\n', {
+      object: 'contacts', list_id: list.id, mode: 'upsert', filename: 'people.csv', mapping: { 'Full name': 'name', 'E-mail': 'work_email' },
+    })).data;
+    expect(uploaded).toMatchObject({ source: 'upload', filename: 'people.csv', rows_total: 2, mapping: { 'Full name': 'name', 'E-mail': 'work_email' } });
+    const uploadDone = await until(() => sdk.imports.get(uploaded.id), (i) => !['queued', 'running'].includes(i.data.status));
+    expect(uploadDone.data).toMatchObject({ status: 'completed_with_errors', created: 1, failed: 1 });
+    expect((await sdk.imports.errors(uploaded.id)).data.map((e) => e.row)).toEqual([3]);
+    expect((await sdk.imports.list()).data).toHaveLength(2);
 
     const exported = (await sdk.exports.create({ object: 'contacts' })).data;
     const finished = await until(() => sdk.exports.get(exported.id), (e) => !['queued', 'running'].includes(e.data.status));
@@ -183,7 +190,7 @@ describe('every group', () => {
     expect(await sdk.exports.download(exported.id)).toMatch(/grace@example.com/);
     expect((await sdk.exports.list()).data).toHaveLength(1);
 
-    expect((await sdk.events.list({ type: 'contact.created' })).data.length).toBe(2);
+    expect((await sdk.events.list({ type: 'contact.created' })).data.length).toBe(3);
     const testMode = new RevenueClient({ apiKey: org.test_token, baseUrl });
     expect((await testMode.sandbox.reset()).data).toBeDefined();
   });

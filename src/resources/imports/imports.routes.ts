@@ -89,6 +89,7 @@ export async function importRoutes(fastify: FastifyInstance): Promise<void> {
   const db = () => app.services.database.db;
 
   app.post('/imports', {
+    config: { parsedBodies: { 'multipart/form-data': { schema: s.ImportUploadBody } } },
     schema: {
       tags, summary: 'Start an import',
       description: 'Imports a CSV of contacts or companies, either uploaded as `multipart/form-data` (a part named `file`, up to 100 MiB, and the fields `object`, `mode`, `list_id`, `mapping` as JSON text) or fetched from `url` in a JSON body. The file is stored, its rows counted and its columns mapped (as given, or guessed from the headers and shown back), then written in the background in batches through the same validation as the API. Delimiters `,` `;` and tab are detected; a BOM is dropped. Answers 201 with the import, `queued`. A file over the limit is 413; the key needs `imports:write` and the object\'s own write scope.',

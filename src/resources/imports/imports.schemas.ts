@@ -29,6 +29,16 @@ export const ImportUrlBody = Type.Object({
   url: Str({ maxLength: 2000, description: 'An http(s) URL of the CSV, fetched by the service (never a private or loopback address)', examples: ['https://example.com/people.csv'] }),
 }, { additionalProperties: false, description: 'An import of the CSV at a URL' });
 
+/**
+ * An upload, as `multipart/form-data`: parsed by the route itself (no Fastify validation), so this
+ * schema documents it; the options are then checked against ImportOptionsSchema.
+ */
+export const ImportUploadBody = Type.Object({
+  file: Type.String({ contentMediaType: 'text/csv', description: 'The CSV file: one part named `file`, up to 100 MiB (`IMPORT_MAX_BYTES`)' }),
+  ...ImportOptions,
+  mapping: Type.Optional(Str({ maxLength: 256 * 1024, description: 'The column mapping as JSON text: `{"<column header>": "<field>"}`; omitted, it is guessed from the headers', examples: ['{"Email": "work_email", "Plan": "custom_fields.plan"}'] })),
+}, { title: 'ImportUpload', additionalProperties: false, description: 'An import of an uploaded CSV' });
+
 export const ImportSchema = Type.Object({
   id: Type.String({ description: 'Identifier of the import', examples: ['imp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   object: ImportOptions.object,
