@@ -20,6 +20,7 @@ async function exportCsv(t: T, body: object): Promise<string> {
   expect(res.statusCode, res.body).toBe(201);
   const id = res.json().data.id as string;
   expect(res.json().data).toMatchObject({ status: 'queued', download_url: null });
+  expect(res.json().data.filters).toEqual((body as { filters?: object }).filters ?? {});
   const done = await waitFor(app, t.live_token, `/v1/exports/${id}`, ENDED);
   expect(done).toMatchObject({ status: 'completed', download_url: `/v1/exports/${id}/file` });
   const file = await t.live.get(`/v1/exports/${id}/file`);

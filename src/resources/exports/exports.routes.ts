@@ -65,6 +65,7 @@ function checkFilters(object: ImportObject, filters: Record<string, unknown>): R
     if (Array.isArray(error.detail)) for (const e of error.detail) e.loc = ['body', 'filters', ...e.loc.slice(1)];
     throw error;
   }
+  for (const p of PAGING) delete checked[p]; // the validator's paging defaults: the export reads every page
   return checked;
 }
 
