@@ -4,7 +4,7 @@
 // lock, named prepared statements on PostgreSQL) and is prepared once per connection by the
 // drivers. Outside a transaction it skips the query builder's executor (executeNow): on SQLite it
 // runs directly on the connection, on PostgreSQL straight on the pool.
-import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
 import { executeNow, type Dialect } from './database.ts';
 import { NOT_DURABLE } from './node-sqlite-dialect.ts';
 import type { DB } from './schema.ts';
@@ -38,5 +38,39 @@ export function statement<R = never>(text: string | { sqlite: string; postgres: 
     all: async (db, dialect, params) => (await execute(db, dialect, params)).rows,
     first: async (db, dialect, params) => (await execute(db, dialect, params)).rows[0],
     run: async (db, dialect, params) => Number((await execute(db, dialect, params)).numAffectedRows ?? 0),
+  };
+}
+
+const shapes = new Map<string, string>();
+const SHAPES_KEPT = 1000;
+
+/** A query builder that can also stand inside another statement (a PostgreSQL `with` of a write). */
+export type Buildable<R> = Compilable<R> & OperationNodeSource;
+
+/**
+ * A query whose SQL text depends only on its shape (the table, the columns given, how many values
+ * an `in` list holds): Kysely builds and compiles it once per shape, and later runs reuse the text
+ * with their own parameters; building and compiling a small statement costs more than running it
+ * on SQLite. `params` are the query's parameters in the order its text takes them: the first build
+ * of each shape checks that, so a wrong order fails at once rather than binding a value to the
+ * wrong column. Placed inside another statement, it is built as usual.
+ */
+export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Buildable<R>) {
+  return {
+    toOperationNode: () => build().toOperationNode(),
+    compile: () => build().compile(),
+    async execute(): Promise<QueryResult<R>> {
+      const key = `${dialect} ${shape}`;
+      let text = shapes.get(key);
+      if (text === undefined) {
+        const compiled = build().compile();
+        if (compiled.parameters.length !== params.length || compiled.parameters.some((p, i) => p !== params[i])) {
+          throw new Error(`The parameters given for ${shape} are not those of its query`);
+        }
+        text = compiled.sql;
+        if (shapes.size < SHAPES_KEPT) shapes.set(key, text);
+      }
+      return (await executeNow<R>(db, text, params)) ?? db.executeQuery<R>(CompiledQuery.raw(text, params as unknown[]));
+    },
   };
 }

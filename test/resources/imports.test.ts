@@ -136,6 +136,7 @@ describe('imports', () => {
     expect(asCsv.body.split('\r\n')[0]).toBe('row,column,message');
     expect(asCsv.body).toContain('3,Email,value is not a valid email address');
     expect((await contactsOf(t, listId)).map((c) => c.work_email).sort()).toEqual(['ok1@example.com', 'ok2@example.com']);
+    expect((await t.live.get(`/v1/lists/${listId}`)).json().data.member_count).toBe(2);
   });
 
   it('reads a BOM, semicolons, tabs and quoted newlines', async () => {

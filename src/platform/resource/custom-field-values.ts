@@ -2,6 +2,7 @@
 // `custom_fields`, stores them in the record's column and keeps `field_values` (one row per record
 // and set field) in the same transaction; list filters `custom_fields.<name>=` read that index.
 import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { conflict, validationError, type FieldError } from '../errors.ts';
@@ -47,7 +48,7 @@ export async function writeCustomFields(r: Resource, w: WriteContext, row: Recor
   }));
   // The unique index is the last word: a writer that got past the check above still cannot hold a
   // value another record holds (the central error handler answers the violation with 409).
-  if (rows.length > 0) await w.tx.insertInto('field_values').values(rows).execute();
+  if (rows.length > 0) await shaped(w.tx, w.dialect, `field_values ${rows.length}`, rows.flatMap(Object.values), () => w.tx.insertInto('field_values').values(rows)).execute();
 }
 
 /** Drops the values of deleted records (`ids`: their ids, or a subquery yielding them). */

@@ -3,6 +3,7 @@
 // their counters and apply the relations of other resources (restrict, cascade, set null).
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
+import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { containsInsensitive, jsonArrayHas } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -161,15 +162,20 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   await checkRefs(r, w, input);
   if (r.customFields) await writeCustomFields(r, w, row, input.custom_fields);
   await r.hooks?.beforeWrite?.(w, row, { input });
-  const insert = w.tx.insertInto(table(r)).values(withoutComputed(r, row) as never);
+  // The insert's text is the same for every record of the group: built once (`shaped`).
+  const values = withoutComputed(r, row);
+  const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+  const params = columns.map((c) => values[c]);
+  const insert = () => w.tx.insertInto(table(r)).values(values as never);
   if (hasUnique(r)) {
     // The unique index decides between concurrent writers of one value; the loser names the winner.
     const uniques = Object.entries(r.fields).filter(([, f]) => f.unique).map(([name]) => name);
     // Unique indexes leave nulls out (`where <field> is not null`); the conflict target says so too.
-    const inserted = await insert.onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never).executeTakeFirst();
-    if (!inserted) await uniqueConflict(r, w, row);
+    const inserted = await shaped(w.tx, w.dialect, `create unique ${table(r)} ${columns.join()}`, params, () =>
+      insert().onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never)).execute();
+    if (inserted.rows.length === 0) await uniqueConflict(r, w, row);
   } else {
-    w.later(insert);
+    w.later(shaped(w.tx, w.dialect, `create ${table(r)} ${columns.join()}`, params, insert));
   }
   if (r.counter) w.count(r.counter, 1);
   if (r.associations) await writeAssociations(r, w, row.id as string, associations);

@@ -3,14 +3,14 @@
 // one contact in one statement and the title index of large tenants.
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
-import { statement } from '../../db/prepared.ts';
+import { shaped, statement } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { hasCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { filtered, present } from '../../platform/resource/store.ts';
-import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
+import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { readCounter, type WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
@@ -101,8 +101,7 @@ export async function count(db: Kysely<DB>, dialect: Dialect, scope: Scope, quer
 
 const notContactList = () => badRequest(`Contacts can only be on lists of type ${CONTACT_LIST_TYPES.join(' or ')}`);
 
-const membersMoved = (w: WriteContext, listId: string, delta: number) =>
-  updateIn(w.tx, 'lists', w.scope).set((eb) => ({ member_count: eb('member_count', '+', delta) })).where('id', '=', listId);
+const membersMoved = (w: WriteContext, listId: string, delta: number) => w.move('lists', listId, 'member_count', delta);
 
 const deriveName = (first: unknown, last: unknown) => [first, last].filter(Boolean).join(' ') || null;
 
@@ -114,19 +113,21 @@ const deriveName = (first: unknown, last: unknown) => [first, last].filter(Boole
 async function prepareCreate(w: WriteContext, row: Record<string, unknown>): Promise<void> {
   const domain = domainOf(row.work_email as string | null);
   const probes = suppressionProbes([row.work_email as string | null, row.personal_email as string | null]);
-  const found = await w.tx.selectNoFrom((eb) => [
+  const { orgId, mode } = w.scope;
+  const params = [orgId, mode, row.list_id, orgId, mode, domain ?? '', ...(probes.length === 0 ? [] : [orgId, mode, ...probes])];
+  const { rows: [found] } = await shaped(w.tx, w.dialect, `contacts.prepareCreate ${probes.length}`, params, () => w.tx.selectNoFrom((eb) => [
     selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', row.list_id as string).as('list_type'),
     // Without a work e-mail, '' (a domain no company has) finds none.
     selectIn(w.tx, 'companies', w.scope).select('id').where('domain', '=', domain ?? '').as('company_id'),
     sql<SqlBool>`${probes.length === 0 ? sql`0 = 1` : eb.exists(selectIn(w.tx, 'list_entries', w.scope).select('value').where('value', 'in', probes))}`.as('suppressed'),
-  ]).executeTakeFirstOrThrow();
+  ])).execute();
   if (found.list_type === null) throw notFound(lists.notFound);
   if (!CONTACT_LIST_TYPES.includes(found.list_type)) throw notContactList();
   row.name ??= deriveName(row.first_name, row.last_name);
   row.email_domain = domain;
   row.company_id = found.company_id;
   row.suppressed = Boolean(found.suppressed);
-  w.later(membersMoved(w, row.list_id as string, 1));
+  membersMoved(w, row.list_id as string, 1);
 }
 
 /** Checks and completes a contact about to be written. */
@@ -137,8 +138,8 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
     const target = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', row.list_id as string).executeTakeFirst();
     if (!target) throw notFound(lists.notFound);
     if (!CONTACT_LIST_TYPES.includes(target.type)) throw notContactList();
-    await membersMoved(w, before.list_id as string, -1).execute();
-    await membersMoved(w, row.list_id as string, 1).execute();
+    membersMoved(w, before.list_id as string, -1);
+    membersMoved(w, row.list_id as string, 1);
   }
   if (row.work_email !== undefined) {
     row.email_domain = domainOf(row.work_email as string | null);
@@ -148,7 +149,7 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
 }
 
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
-  await membersMoved(w, row.list_id as string, -1).execute();
+  membersMoved(w, row.list_id as string, -1);
   await leaveDeals(w, row.id);
 }
 
