@@ -91,7 +91,7 @@ export async function seedContacts(database: Database, org: SeededOrg, total: nu
         await tx.insertInto('contacts').values(rows).execute();
         if (values.length > 0) await tx.insertInto('field_values').values(values).execute();
       }
-      await bumpCounter(tx, org.scope, 'contacts', end - start);
+      await bumpCounter(tx, database.dialect, org.scope, 'contacts', end - start);
       for (const [listId, n] of members) {
         await tx.updateTable('lists').set((eb) => ({ member_count: eb('member_count', '+', n) }))
           .where('org_id', '=', org.scope.orgId).where('mode', '=', org.scope.mode).where('id', '=', listId).execute();
@@ -158,7 +158,7 @@ export async function seedDeals(database: Database, org: SeededOrg, total: numbe
       await tx.insertInto('deal_stage_totals').values([...totals.values()]).onConflict((oc) => oc.columns(['org_id', 'mode', 'stage_id', 'currency']).doUpdateSet({
         deal_count: added('deal_count'), amount: added('amount'), weighted_own: added('weighted_own'), amount_following: added('amount_following'),
       })).execute();
-      await bumpCounter(tx, org.scope, 'deals', end - start);
+      await bumpCounter(tx, database.dialect, org.scope, 'deals', end - start);
     });
   }
   return { pipelineId, stages, deals: total };

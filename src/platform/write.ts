@@ -12,6 +12,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CompiledQuery, sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
+import { shaped } from '../db/prepared.ts';
 import type { DB, JobsTable } from '../db/schema.ts';
 import { webhookFanout } from '../resources/webhooks/webhooks.fanout.ts';
 import { isUnavailable, isUniqueViolation } from './error-handler.ts';
@@ -31,6 +32,9 @@ export interface Actor {
   readonly keyId: string;
   readonly orgId: string;
 }
+
+/** Events of one write up to this many are inserted by a statement built once per count (`shaped`). */
+const SHAPED_ROWS = 8;
 
 const SAVEPOINT = CompiledQuery.raw('savepoint part');
 const RELEASE = CompiledQuery.raw('release savepoint part');
@@ -194,20 +198,23 @@ export class WriteContext {
       const deliveries = webhookFanout(this, this.#events);
       if (deliveries) statements.push(deliveries);
       const base = this.#seq;
-      statements.push(this.tx.insertInto('events')
-        .values(this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }))));
+      const rows = this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }));
+      const insert = () => this.tx.insertInto('events').values(rows);
+      // A request's few events have a handful of shapes; a batch's many are built as they come.
+      statements.push(rows.length <= SHAPED_ROWS ? shaped(this.tx, this.dialect, `events ${rows.length}`, rows.flatMap(Object.values), insert) : insert());
       this.count('events', this.#events.length);
     }
     const moved = [...this.#deltas].filter(([, delta]) => delta !== 0);
     if (moved.length > 0) {
-      statements.push(this.tx.insertInto('counters')
-        .values(moved.map(([name, delta]) => ({ org_id: orgId, mode, name, value: delta })))
-        .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` })));
+      const rows = moved.map(([name, delta]) => ({ org_id: orgId, mode, name, value: delta }));
+      statements.push(shaped(this.tx, this.dialect, `counters ${rows.length}`, rows.flatMap(Object.values), () => this.tx.insertInto('counters').values(rows)
+        .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` }))));
     }
     if (this.#response) {
       // Last, so that the rows it changed are what the statement (or the last one) reports.
       const { claim, status, body } = this.#response;
-      statements.push(updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease));
+      statements.push(shaped(this.tx, this.dialect, 'idempotency respond', [status, body, orgId, mode, claim.key, claim.lease], () =>
+        updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease)));
     }
     let changed: bigint | undefined;
     if (this.dialect === 'postgres' && statements.length > 1) {
@@ -217,7 +224,8 @@ export class WriteContext {
     } else {
       for (const q of statements) {
         const result = await q.execute();
-        changed = (Array.isArray(result) ? (result[0] as { numUpdatedRows?: bigint } | undefined)?.numUpdatedRows : undefined);
+        // A builder answers a list of results, a shaped statement the driver's result.
+        changed = Array.isArray(result) ? (result[0] as { numUpdatedRows?: bigint } | undefined)?.numUpdatedRows : (result as { numAffectedRows?: bigint }).numAffectedRows;
       }
     }
     if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
@@ -229,12 +237,11 @@ export class WriteContext {
 export const actorColumns = (actor: Actor | null) => ({ actor_key_id: actor?.keyId ?? null, actor_org_id: actor?.orgId ?? null });
 
 /** Adds `delta` to a tenant counter (creating it at zero) and returns the new value. */
-export async function bumpCounter(db: Kysely<DB>, scope: Scope, name: string, delta: number): Promise<number> {
-  const row = await db.insertInto('counters')
+export async function bumpCounter(db: Kysely<DB>, dialect: Dialect, scope: Scope, name: string, delta: number): Promise<number> {
+  const { rows: [row] } = await shaped(db, dialect, 'counters bump', [scope.orgId, scope.mode, name, delta, delta], () => db.insertInto('counters')
     .values({ org_id: scope.orgId, mode: scope.mode, name, value: delta })
     .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + ${delta}` }))
-    .returning('value')
-    .executeTakeFirstOrThrow();
+    .returning('value')).execute();
   return Number(row.value);
 }
 
@@ -245,13 +252,13 @@ export async function readCounter(db: Kysely<DB>, scope: Scope, name: string): P
 }
 
 /** Takes the tenant's write lock and reads its event sequence. */
-const lockTenant = (tx: Transaction<DB>, scope: Scope) => bumpCounter(tx, scope, 'events', 0);
+const lockTenant = (tx: Transaction<DB>, dialect: Dialect, scope: Scope) => bumpCounter(tx, dialect, scope, 'events', 0);
 
 type Work<T> = (w: WriteContext) => Promise<T>;
 
 /** Runs `work` as the write of `scope` inside an open transaction (one transaction may span scopes). */
 export async function writeIn<T>(tx: Transaction<DB>, dialect: Dialect, scope: Scope, work: Work<T>): Promise<T> {
-  const w = new WriteContext(tx, scope, dialect, await lockTenant(tx, scope));
+  const w = new WriteContext(tx, scope, dialect, await lockTenant(tx, dialect, scope));
   const result = await work(w);
   await w.finish();
   return result;
@@ -278,7 +285,7 @@ async function commitTogether(database: Database, writes: Write[]): Promise<unkn
   return database.db.transaction().execute(async (tx) => {
     const sequences = new Map<string, number>();
     const tenants = [...new Map(writes.map((q) => [scopeKey(q.scope), q.scope])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [key, scope] of tenants) sequences.set(key, await lockTenant(tx, scope));
+    for (const [key, scope] of tenants) sequences.set(key, await lockTenant(tx, database.dialect, scope));
     const results: unknown[] = [];
     for (const q of writes) {
       const key = scopeKey(q.scope);

@@ -38,7 +38,7 @@ async function seed(orgId: string, listId: string, count: number): Promise<Array
   }));
   await db.transaction().execute(async (tx) => {
     for (let i = 0; i < rows.length; i += 500) await tx.insertInto('contacts').values(rows.slice(i, i + 500)).execute();
-    await bumpCounter(tx, scope, 'contacts', count);
+    await bumpCounter(tx, app.services.database.dialect, scope, 'contacts', count);
     await tx.updateTable('lists').set((eb) => ({ member_count: eb('member_count', '+', count) })).where('id', '=', listId).execute();
   });
   return rows.map((r) => ({ id: r.id, title: r.title }));

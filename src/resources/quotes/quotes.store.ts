@@ -38,7 +38,7 @@ export function statusIs(table: string, value: string) {
 
 /** The next number of the tenant: `Q-0001`, … Taken under the tenant's write lock, rolled back with a failed write, so numbers have no gaps. */
 async function nextNumber(w: WriteContext): Promise<string> {
-  return `Q-${String(await bumpCounter(w.tx, w.scope, 'quote_numbers', 1)).padStart(4, '0')}`;
+  return `Q-${String(await bumpCounter(w.tx, w.dialect, w.scope, 'quote_numbers', 1)).padStart(4, '0')}`;
 }
 
 export const storedLines = (row: Row): LineOut[] => (parseJson(row.line_items) ?? []) as LineOut[];

@@ -33,7 +33,7 @@ interface Entry {
 }
 
 async function record(w: WriteContext, entry: Entry, signed: number) {
-  const balance = await bumpCounter(w.tx, w.scope, 'credits', signed);
+  const balance = await bumpCounter(w.tx, w.dialect, w.scope, 'credits', signed);
   if (balance < 0) {
     // Thrown inside the transaction: the debit and the work it pays for roll back together.
     throw new AppError('payment_required', `Not enough credits: ${entry.operation} needs ${entry.amount} and the balance is ${balance + entry.amount}`);
