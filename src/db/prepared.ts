@@ -1,9 +1,10 @@
-// Fixed statements for the hottest paths (a read per request, the idempotency claim). Building and
-// compiling a query through Kysely costs more than running it on SQLite; a fixed statement is
-// written once, runs through the same connection handling (transactions, the SQLite connection
-// lock, named prepared statements on PostgreSQL) and is prepared once per connection by the
-// drivers. Outside a transaction it skips the query builder's executor (executeNow): on SQLite it
-// runs directly on the connection, on PostgreSQL straight on the pool.
+// Statements that skip Kysely's builder on the hottest paths, because building and compiling a query
+// costs more than running it on SQLite: fixed SQL (`statement`: a read per request, the idempotency
+// claim) and builder queries compiled once per shape (`shaped`: a record's insert, a write's events).
+// Both run through the same connection handling (transactions, the SQLite connection lock, named
+// prepared statements on PostgreSQL) and are prepared once per connection by the drivers. Outside a
+// transaction they skip the query builder's executor (executeNow): on SQLite they run directly on
+// the connection, on PostgreSQL straight on the pool.
 import { CompiledQuery, type Compilable, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
 import { executeNow, type Dialect } from './database.ts';
 import { NOT_DURABLE } from './node-sqlite-dialect.ts';
