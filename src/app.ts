@@ -2,7 +2,6 @@
 // registry, the OpenAPI document and the reference. Tests build it exactly as the server does.
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import pino from 'pino';
@@ -34,6 +33,7 @@ import { dropQuietConnectionsOnClose, noteAnswered, routeFailedExpectations, ser
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
+import { referenceRoutes } from './platform/reference.ts';
 
 export interface AppOptions {
   config: Config;
@@ -170,11 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   await app.register(dashboardRoutes);
   await registerResources(app);
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    configuration: { url: '/v1/openapi.json', title: 'Revenue Data Service API' },
-    logLevel: 'warn',
-  });
+  await app.register(referenceRoutes);
 
   app.addHook('preClose', async () => {
     closing.abort();

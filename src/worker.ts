@@ -3,6 +3,7 @@
 // any number of API processes (WORKERS=off). It runs at a lower CPU priority (WORKER_NICE, 10 by
 // default) so that, on a machine it shares with API processes, requests come first. On SIGTERM or SIGINT running jobs finish (up to 5 s)
 // and the rest go back to the queue for another worker.
+import { flushCompileCache } from 'node:module';
 import { setPriority } from 'node:os';
 import pino from 'pino';
 import { loadConfigOrExit } from './config.ts';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
   const workers = startWorkers({ database, config, log, outbound });
   log.info({ concurrency: config.workerConcurrency }, 'worker started');
+  flushCompileCache(); // see server.ts
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

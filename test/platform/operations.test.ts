@@ -1,7 +1,7 @@
 // Operations: health, the OpenAPI document (strictly linted), the reference, and graceful shutdown
 // of a real server process.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { getPriority, tmpdir } from 'node:os';
@@ -110,6 +110,10 @@ describe('reference', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.body).toMatch(/<html/i);
+    const script = await client(app, undefined).get('/docs/js/scalar.js');
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^application\/javascript/);
+    expect(script.body.length).toBeGreaterThan(100_000);
   });
 });
 
@@ -124,13 +128,17 @@ describe('graceful shutdown', () => {
     }).on('error', reject);
   });
 
-  it('finishes the request in flight on SIGTERM, then exits 0', async () => {
+  /** The Node options `npm start` runs the server with. */
+  const startFlags = () => (JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string).split(/\s+/).filter((t) => t.startsWith('--'));
+
+  it('starts as `npm start` does, filling the compile cache; finishes the request in flight on SIGTERM, then exits 0', async () => {
     const url = isPostgres() ? databaseUrl() : `sqlite:${join(dir, 'server.db')}`;
     const port = await freePort();
-    const server = spawn(process.execPath, ['src/server.ts'], {
+    const cache = join(dir, 'compile-cache');
+    const server = spawn(process.execPath, [...startFlags(), 'src/server.ts'], {
       // API only: on PostgreSQL the suite's store holds other tests' queued jobs, and in-process
       // workers would spend the shutdown's grace on them (their stop is tested in jobs.test.ts).
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, REDIS_URL: '', LOG_LEVEL: 'info', WORKERS: 'off' },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, REDIS_URL: '', LOG_LEVEL: 'info', WORKERS: 'off', NODE_COMPILE_CACHE: cache },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -143,6 +151,10 @@ describe('graceful shutdown', () => {
         if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
         await new Promise((r) => setTimeout(r, 25));
       }
+      // Written once the server listens, before it stops: the next start loads compiled modules.
+      for (let i = 0; i < 100 && readdirSync(cache, { recursive: true }).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(readdirSync(cache, { recursive: true }).length).toBeGreaterThan(0);
+
       const database = openDatabase(url);
       const org = await createOrganization(database, { defaultCredits: 0 }, 'Shutdown org');
       await database.close();
