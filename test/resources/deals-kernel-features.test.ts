@@ -150,4 +150,30 @@ describe('assert deals', () => {
     expect((await t.live.get('/v1/deals')).json().pagination.total).toBe(2);
     expect((await t.live.get('/v1/deals/summary')).json().data.totals.count).toBe(2);
   });
+
+  it('leaves nothing of a batch record refused after it had written, and keeps the rest of the batch', async () => {
+    const t = await tenant(app);
+    await field(t.live, { name: 'crm_id', data_type: 'text', unique: true });
+    await field(t.live, { name: 'note', data_type: 'text' });
+    const pipeline = await stagesOf(t.live);
+    const methodology = (await ok(t.live.post('/v1/pipelines', { name: 'Gate', stages: [{ name: 'Prove', required_elements: ['budget_confirmed'] }] }), 201)).data;
+    await ok(t.live.patch(`/v1/deals/pipelines/${pipeline.id}/stages/${pipeline.stages[2].id}`, { checklist_stage_id: methodology.stages[0].id }));
+    const acme = (await ok(put(t.live, '/v1/deals/assert?match=crm_id', { name: 'Acme', custom_fields: { crm_id: 'D1', note: 'kept' } }), 201)).data;
+    const batch = await ok(put(t.live, '/v1/deals/assert/batch?match=crm_id', { records: [
+      { name: 'Beta', custom_fields: { crm_id: 'D2', note: 'new' } },
+      // Its changed note is written before the evidence gate of the stage refuses the move.
+      { name: 'Acme', stage_id: pipeline.stages[2].id, custom_fields: { crm_id: 'D1', note: 'changed' } },
+      { name: 'Gamma', custom_fields: { crm_id: 'D3' } },
+    ] }));
+    expect(batch.data).toMatchObject({ total: 3, created: 2, updated: 0, failed: 1 });
+    expect(batch.data.results[1]).toMatchObject({ index: 1, error: { status: 409 } });
+    expect((await t.live.get(`/v1/deals/${acme.id}`)).json().data).toMatchObject({ stage_id: acme.stage_id, custom_fields: { crm_id: 'D1', note: 'kept' } });
+    // Filters read the index of values: it holds Acme's note as it was, and the new records' notes.
+    expect((await t.live.get('/v1/deals?custom_fields.note=changed')).json().pagination.total).toBe(0);
+    expect((await t.live.get('/v1/deals?custom_fields.note=kept')).json().data.map((d: Json) => d.id)).toEqual([acme.id]);
+    expect((await t.live.get('/v1/deals?custom_fields.note=new')).json().pagination.total).toBe(1);
+    expect((await t.live.get('/v1/deals')).json().pagination.total).toBe(3);
+    expect((await t.live.get('/v1/events?type=deal.updated')).json().pagination.total).toBe(0);
+    expect((await t.live.get('/v1/events?type=deal.created')).json().pagination.total).toBe(3);
+  });
 });
