@@ -222,11 +222,10 @@ export class WriteContext {
       const result = await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
       changed = result.numAffectedRows;
     } else {
-      for (const q of statements) {
-        const result = await q.execute();
-        // A builder answers a list of results, a shaped statement the driver's result.
-        changed = Array.isArray(result) ? (result[0] as { numUpdatedRows?: bigint } | undefined)?.numUpdatedRows : (result as { numAffectedRows?: bigint }).numAffectedRows;
-      }
+      let result: unknown;
+      for (const q of statements) result = await q.execute();
+      // The stored response, when there is one, is the last statement, a shaped one: the driver's result.
+      changed = (result as { numAffectedRows?: bigint } | undefined)?.numAffectedRows;
     }
     if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
     return this.#seq + this.#events.length;
