@@ -31,6 +31,8 @@ export interface LoadSpec {
   /** For `create`: the list to create contacts on; for `create` and `deal-with-contacts`: whether each create carries a fresh Idempotency-Key. */
   listId?: string;
   idempotency?: boolean;
+  /** Requests per second over all connections; unset: each connection sends its next request as soon as it has an answer. */
+  rate?: number;
 }
 
 export interface RoundResult {
@@ -158,6 +160,7 @@ async function round(spec: LoadSpec, seconds: number, requests: Step[]): Promise
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
     duration: seconds,
     timeout: 30,
     requests,

@@ -46,6 +46,8 @@ export interface StoreResult {
     s2_list_first_page: Figure & { total: number; coldMs: number };
     /** The list filtered by a `created_after` no request asked before, with its total: uncached. */
     s2u_list_uncached: Figure;
+    /** GET one on one connection, alone and under 50 connections of uncached filtered lists (`load`). */
+    s9p_responsiveness: { alone: Figure; underLoad: Figure; load: Figure };
     s3_cursor_walk: { pages: Record<string, { p50: number; p90: number; samples: number }>; walked: number; seconds: number; deepest: number };
     s4_title_contains: Figure & { total: number; substring: string; coldMs: number };
     s5_create: Figure;
@@ -248,6 +250,18 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     await stop(bareList);
     await noteRss('s2u');
 
+    // 9p: responsiveness. GET one on a single connection, 200 a second (a client among others, not
+    // a load of its own), alone and while 50 connections run uncached filtered lists (values past
+    // those 2u asked), each a count over the tenant's contacts. Rounds of at least 3 s: under that
+    // load a list takes about a second.
+    const roundSeconds = Math.max(3, options.roundSeconds);
+    const probeSpec = specFor(service, { ...getOneSpec, connections: 1, rate: 200, roundSeconds });
+    const probeAlone = await measure(service, probeSpec, [200]);
+    const heavy = runLoad(specFor(service, { kind: 'created-range', path: '/v1/contacts?limit=50&', range: created, headers: auth, connections: 50, sequenceStart: 1_000_000, roundSeconds }));
+    const probeUnderLoad = await measure(service, probeSpec, [200]);
+    const heavyFigure = summarize(await heavy, [200], null);
+    await noteRss('s9p');
+
     const deepest = Math.floor((big.contacts - 1) / 50) + 1 - options.walkWindow + 1;
     const pages = [...new Set(options.walkPages.map((p) => Math.min(p, deepest)))].filter((p) => p >= 1);
     const walk = await runWalk({ url: service.url, path: '/v1/contacts', headers: auth, limit: 50, pages, window: options.walkWindow, warmupPages: options.quick ? 50 : 300 });
@@ -321,6 +335,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         s1_get_one: s1,
         s2_list_first_page: s2,
         s2u_list_uncached: s2u,
+        s9p_responsiveness: { alone: probeAlone, underLoad: probeUnderLoad, load: heavyFigure },
         s3_cursor_walk: { ...walk, deepest: Math.max(...pages) },
         s4_title_contains: s4,
         s5_create: s5,

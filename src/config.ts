@@ -1,11 +1,14 @@
 // Typed, frozen configuration read once from the environment. Invalid values stop the process at
 // start with a message naming the variable, rather than failing later in a request.
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
   databasePoolSize: number;
+  /** SQLite reader threads per process (0: reads run on the event loop). */
+  sqliteReaders: number;
   redisUrl: string | undefined;
   secretKey: string | undefined;
   rateLimitPerSecond: number;
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1),
+    sqliteReaders: int(env, 'SQLITE_READERS', Math.max(1, availableParallelism() - 1), 0),
     redisUrl,
     secretKey,
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50, 1),

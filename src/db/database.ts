@@ -33,11 +33,18 @@ export function sqlitePath(url: string): string {
   return path;
 }
 
-export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
+export interface OpenOptions {
+  /** PostgreSQL connections. */
+  poolSize?: number;
+  /** SQLite reader threads (0: every query on the event loop). */
+  readers?: number;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = sqlitePath(url);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const dialect = new NodeSqliteDialect({ path });
+    const dialect = new NodeSqliteDialect({ path, readers: options.readers });
     const db = new Kysely<DB>({ dialect });
     directRunners.set(db, (text, params) => dialect.executeNow(text, params));
     return { db, dialect: 'sqlite', close: () => db.destroy() };

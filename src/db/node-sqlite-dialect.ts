@@ -3,7 +3,13 @@
 // dominant cost of a point query), and starts transactions with BEGIN IMMEDIATE so that two
 // processes writing one file wait for each other (busy_timeout) instead of failing on lock upgrade.
 // Hot statements may also run directly on the connection when no transaction is open (executeNow).
+// Reads outside a transaction run on reader threads (sqlite-readers.ts), except statements that
+// have proved cheap: those run at once on the connection, where a B-tree lookup costs less than
+// handing it to a thread. The one connection writes; its transactions take turns (TransactionLock).
+import { rmSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -18,19 +24,95 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { ReaderPool } from './sqlite-readers.ts';
 
 const STATEMENT_CACHE_SIZE = 500;
-// FULL syncs the log on every commit, so an acknowledged write survives a power cut.
-const SYNCHRONOUS = 'FULL';
 /** Leading comment of a statement whose own commit need not be synced (see execute). */
 export const NOT_DURABLE = '/* not durable */ ';
+/** A point read whose recent runs all took less than this (ms of CPU) runs on the connection. */
+const CHEAP_MS = 1;
+const READS_KEPT = 1000;
 
-export class NodeSqliteConnection implements DatabaseConnection {
+/** CPU time of this thread, ms: what a statement costs the thread, whatever else the machine runs. */
+function cpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
+/** What the connection knows of a statement that only reads. */
+interface Read {
+  /** Its text looks up single rows: no aggregate, no grouping, no page of many rows. */
+  point: boolean;
+  /** CPU time its recent runs took, ms: a decaying maximum (Infinity before the first run). */
+  cost: number;
+}
+
+/** How a statement reads, or undefined when it writes (anything but a select or a `with` that only selects). */
+function classify(sql: string): Read | undefined {
+  const text = sql.replace(/^(\s*\/\*.*?\*\/)*\s*/s, '');
+  const reads = /^select\b/i.test(text) || (/^with\b/i.test(text) && !/\b(insert|update|delete|replace)\b/i.test(text));
+  if (!reads) return undefined;
+  const point = !/\b(count|sum|avg|min|max|total|group_concat|json_group_array)\s*\(|\bgroup\s+by\b|\blimit\s+(\?|[2-9]|\d\d)/i.test(text);
+  return { point, cost: Infinity };
+}
+
+export class NodeSqliteConnection {
   readonly #db: DatabaseSync;
+  readonly #synchronous: string;
+  readonly #readers: ReaderPool | undefined;
   readonly #statements = new Map<string, { stmt: StatementSync; reader: boolean }>();
+  /** Per statement text: how it reads, or false when it writes. */
+  readonly #reads = new Map<string, Read | false>();
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, synchronous: string, readers?: ReaderPool) {
     this.#db = db;
+    this.#synchronous = synchronous;
+    this.#readers = readers;
+  }
+
+  /** True when a transaction is open on the connection. */
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
+  }
+
+  /**
+   * Runs `sql` outside any transaction when it only reads: on a reader thread, or at once on the
+   * connection when it is a point read whose recent runs were cheap, every one of them answering
+   * at most one row. A statement whose cost depends on its values (a page, a count) always goes to
+   * a thread: one run on the connection could hold the event loop for as long as it takes.
+   * Undefined when `sql` writes, when there are no reader threads, or for a cheap point read while
+   * a transaction is open on the connection (there it would see the transaction's uncommitted
+   * rows): the caller then runs it through the driver, after the transaction.
+   */
+  read<R>(sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
+    if (!this.#readers) return undefined;
+    let read = this.#reads.get(sql);
+    if (read === undefined) {
+      read = classify(sql) ?? false;
+      if (this.#reads.size >= READS_KEPT) this.#reads.delete(this.#reads.keys().next().value as string);
+      this.#reads.set(sql, read);
+    }
+    if (read === false) return undefined;
+    if (read.point && read.cost < CHEAP_MS) {
+      // In a transaction, the caller waits for its end (milliseconds) and runs the read here then,
+      // rather than queue it behind slow reads on the threads.
+      if (this.#db.isTransaction) return undefined;
+      const started = cpuMs();
+      const result = this.execute<R>(sql, params);
+      this.#ran(read, cpuMs() - started, result.rows.length);
+      return result;
+    }
+    const known = read;
+    return this.#readers.read(sql, params, read.cost, read.point).then(({ rows, ms }) => {
+      this.#ran(known, ms, rows.length);
+      return { rows: rows as R[] };
+    });
+  }
+
+  /** Keeps the cost of a read: it rises at once with a slow run and falls slowly with quick ones. */
+  #ran(read: Read, ms: number, rows: number): void {
+    if (rows > 1) read.point = false;
+    read.cost = read.cost === Infinity || ms > read.cost ? ms : read.cost + (ms - read.cost) * 0.2;
   }
 
   /** A cached prepared statement; the cache is bounded so dynamic SQL cannot grow it forever. */
@@ -47,10 +129,6 @@ export class NodeSqliteConnection implements DatabaseConnection {
     return entry;
   }
 
-  executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    return Promise.resolve(this.execute<R>(compiled.sql, compiled.parameters));
-  }
-
   execute<R>(sql: string, params: readonly unknown[]): QueryResult<R> {
     const { stmt, reader } = this.prepare(sql);
     // A statement marked NOT_DURABLE commits without syncing the log when it runs on its own: a
@@ -63,35 +141,111 @@ export class NodeSqliteConnection implements DatabaseConnection {
       const { changes, lastInsertRowid } = stmt.run(...(params as never[]));
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     } finally {
-      if (relaxed) this.#db.exec(`PRAGMA synchronous = ${SYNCHRONOUS}`);
+      if (relaxed) this.#db.exec(`PRAGMA synchronous = ${this.#synchronous}`);
     }
   }
 
   /**
-   * Runs a statement at once, unless a transaction is open on the connection (its writes are not
-   * committed, and a statement now would join it; the caller then waits for it through the
-   * driver). The statement runs to completion synchronously, so nothing else can interleave.
+   * Runs a statement outside any transaction without waiting for the driver: a read as `read`
+   * does; anything else at once, unless a transaction is open on the connection (its writes are
+   * not committed, and a statement now would join it; the caller then waits for it through the
+   * driver). A statement on the connection runs to completion synchronously: nothing interleaves.
    */
-  executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | undefined {
+  executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
+    const read = this.read<R>(sql, params);
+    if (read !== undefined) return read;
     if (this.#db.isTransaction) return undefined;
     return this.execute<R>(sql, params);
   }
 
-  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+  *iterate<R>(compiled: CompiledQuery): IterableIterator<QueryResult<R>> {
     const { stmt } = this.prepare(compiled.sql);
     for (const row of stmt.iterate(...(compiled.parameters as never[]))) yield { rows: [row as R] };
+  }
+}
+
+/**
+ * The turns of the connection's transactions. Kysely's own lock would also hold every read outside
+ * a transaction for as long as it runs, on a thread or not; this one is held by a transaction from
+ * its begin to its end, and taken briefly by the statements outside transactions that must not
+ * join one (writes, and reads when there are no reader threads).
+ */
+class TransactionLock {
+  #held = false;
+  readonly #waiting: Array<() => void> = [];
+
+  /** Takes the lock; resolves (or returns at once when free) when it is this caller's. */
+  take(): Promise<void> | undefined {
+    if (!this.#held) {
+      this.#held = true;
+      return undefined;
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+/** One use of the connection by Kysely: a transaction, or a statement on its own. */
+class ConnectionUse implements DatabaseConnection {
+  readonly connection: NodeSqliteConnection;
+  readonly lock: TransactionLock;
+  inTransaction = false;
+
+  constructor(connection: NodeSqliteConnection, lock: TransactionLock) {
+    this.connection = connection;
+    this.lock = lock;
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.inTransaction) return this.connection.execute<R>(compiled.sql, compiled.parameters);
+    const read = this.connection.read<R>(compiled.sql, compiled.parameters);
+    if (read !== undefined) return read;
+    await this.lock.take();
+    try {
+      return this.connection.execute<R>(compiled.sql, compiled.parameters);
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (this.inTransaction) {
+      yield* this.connection.iterate<R>(compiled);
+      return;
+    }
+    await this.lock.take();
+    try {
+      yield* this.connection.iterate<R>(compiled);
+    } finally {
+      this.lock.release();
+    }
   }
 }
 
 export interface NodeSqliteOptions {
   /** File path or ':memory:'. */
   path: string;
+  /**
+   * Reader threads (0: every query runs on the connection). With readers, ':memory:' is a
+   * temporary file of this process, removed at close: threads cannot share a memory database.
+   */
+  readers?: number;
 }
+
+let temporaryFiles = 0;
 
 class NodeSqliteDriver implements Driver {
   readonly #options: NodeSqliteOptions;
+  readonly #lock = new TransactionLock();
   #db?: DatabaseSync;
   #connection?: NodeSqliteConnection;
+  #readers?: ReaderPool;
+  #temporary?: string;
 
   /** The connection, once the driver has opened it. */
   get connection(): NodeSqliteConnection | undefined {
@@ -103,47 +257,87 @@ class NodeSqliteDriver implements Driver {
   }
 
   async init(): Promise<void> {
-    const db = new DatabaseSync(this.#options.path, { timeout: 10_000 });
-    // WAL lets readers in other processes proceed during a write; FULL syncs the WAL on every
-    // commit, so an acknowledged write survives a power cut, not only a process crash.
+    const readers = this.#options.readers ?? 0;
+    let path = this.#options.path;
+    // WAL lets readers proceed during a write; FULL syncs the WAL on every commit, so an
+    // acknowledged write survives a power cut, not only a process crash. A temporary file standing
+    // for a memory database is never synced: it does not outlive the process.
+    let synchronous = 'FULL';
+    if (path === ':memory:' && readers > 0) {
+      path = this.#temporary = join(tmpdir(), `revenue-data-${process.pid}-${++temporaryFiles}-${Date.now()}.db`);
+      synchronous = 'OFF';
+    }
+    const db = new DatabaseSync(path, { timeout: 10_000 });
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${SYNCHRONOUS}`);
+    db.exec(`PRAGMA synchronous = ${synchronous}`);
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA temp_store = MEMORY');
     // 32 MiB of pages in process (the operating system caches the file too): the hot B-tree pages
     // stay here while the process stays well within its memory budget.
     db.exec('PRAGMA cache_size = -32768');
     this.#db = db;
-    this.#connection = new NodeSqliteConnection(db);
+    if (readers > 0) this.#readers = new ReaderPool(path, readers);
+    this.#connection = new NodeSqliteConnection(db, synchronous, this.#readers);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.#connection!;
+    return new ConnectionUse(this.#connection!, this.#lock);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    const use = connection as ConnectionUse;
+    await this.#lock.take();
+    try {
+      use.connection.execute('begin immediate', []);
+    } catch (error) {
+      this.#lock.release();
+      throw error;
+    }
+    use.inTransaction = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    // A commit that fails leaves the transaction to Kysely's rollback, which ends its turn.
+    (connection as ConnectionUse).connection.execute('commit', []);
+    this.#end(connection as ConnectionUse);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    const use = connection as ConnectionUse;
+    try {
+      if (use.connection.inTransaction) use.connection.execute('rollback', []);
+    } finally {
+      this.#end(use);
+    }
+  }
+
+  #end(use: ConnectionUse): void {
+    if (!use.inTransaction) return;
+    use.inTransaction = false;
+    this.#lock.release();
   }
 
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
+    await this.#readers?.close();
     this.#db?.close();
     this.#db = undefined;
+    if (this.#temporary) for (const suffix of ['', '-wal', '-shm']) rmSync(this.#temporary + suffix, { force: true });
   }
 }
 
-/** SQLite runs DDL inside transactions, so migrations are atomic and serialized by BEGIN IMMEDIATE. */
+/**
+ * SQLite runs DDL inside transactions, so migrations are atomic and serialized by BEGIN IMMEDIATE.
+ * The driver orders its transactions itself (TransactionLock), so Kysely need not lock the
+ * connection around every statement.
+ */
 class NodeSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  override get supportsMultipleConnections(): boolean {
     return true;
   }
 }
@@ -165,7 +359,7 @@ export class NodeSqliteDialect implements Dialect {
    * A statement run directly on the connection, bypassing the query executor and its connection
    * lock; undefined when that is not possible now (not opened yet, or in a transaction).
    */
-  executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | undefined {
+  executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
     return this.#driver?.connection?.executeNow<R>(sql, params);
   }
 

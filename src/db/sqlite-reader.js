@@ -1,0 +1,73 @@
+// A reader thread of the SQLite store (see sqlite-readers.ts): its own connection to the WAL
+// database, allowed only to read, running the queries the event loop hands it. Each query is its
+// own read transaction, so it sees every write committed before it was sent. Plain JavaScript:
+// a thread that loads no TypeScript needs no type stripper.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+
+// The thread yields the CPU to the event loop when both want it (a lower priority, Linux only: a
+// thread's id there is a process id for setpriority), so a core busy with reads still answers
+// requests at once.
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
+} catch {
+  // Elsewhere the thread keeps the process's priority.
+}
+
+const db = new DatabaseSync(workerData.path, { timeout: 10_000 });
+db.exec('PRAGMA query_only = ON');
+db.exec('PRAGMA temp_store = MEMORY');
+// The writer keeps the hot pages; a reader's own cache is smaller and the file is in the OS cache.
+db.exec('PRAGMA cache_size = -4096');
+
+const statements = new Map();
+const STATEMENT_CACHE_SIZE = 500;
+
+function prepare(sql) {
+  let stmt = statements.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value);
+    statements.set(sql, stmt);
+  }
+  return stmt;
+}
+
+/** CPU time of this thread, ms. */
+function cpuMs() {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
+// A message is a batch of [id, sql, params, quick]; answers are batches of [id, rows, ms] or
+// [id, undefined, ms, error], `ms` the query's CPU time. Answers go back before a query that is not
+// quick starts, and whenever a millisecond has passed, so a slow query holds back no answer.
+parentPort.on('message', (batch) => {
+  let answers = [];
+  let since = performance.now();
+  for (const [id, sql, params, quick] of batch) {
+    if (!quick && answers.length > 0) {
+      parentPort.postMessage(answers);
+      answers = [];
+      since = performance.now();
+    }
+    const started = cpuMs();
+    try {
+      const rows = prepare(sql).all(...params);
+      answers.push([id, rows, cpuMs() - started]);
+    } catch (error) {
+      const { message, code, errcode, errstr } = error;
+      answers.push([id, undefined, cpuMs() - started, { message, code, errcode, errstr }]);
+    }
+    if (performance.now() - since > 1) {
+      parentPort.postMessage(answers);
+      answers = [];
+      since = performance.now();
+    }
+  }
+  if (answers.length > 0) parentPort.postMessage(answers);
+});
