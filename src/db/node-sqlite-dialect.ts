@@ -356,8 +356,9 @@ export class NodeSqliteDialect implements Dialect {
   }
 
   /**
-   * A statement run directly on the connection, bypassing the query executor and its connection
-   * lock; undefined when that is not possible now (not opened yet, or in a transaction).
+   * A statement run without the query executor: directly on the connection, or on a reader thread
+   * (see NodeSqliteConnection.executeNow); undefined when that is not possible now (not opened yet,
+   * or a transaction is open that the statement would have to wait for).
    */
   executeNow<R>(sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
     return this.#driver?.connection?.executeNow<R>(sql, params);

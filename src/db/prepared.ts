@@ -1,10 +1,11 @@
 // Statements that skip Kysely's builder on the hottest paths, because building and compiling a query
 // costs more than running it on SQLite: fixed SQL (`statement`: a read per request, the idempotency
 // claim) and builder queries compiled once per shape (`shaped`: a record's insert, a write's events).
-// Both run through the same connection handling (transactions, the SQLite connection lock, named
-// prepared statements on PostgreSQL) and are prepared once per connection by the drivers. Outside a
-// transaction they skip the query builder's executor (executeNow): on SQLite they run directly on
-// the connection, on PostgreSQL straight on the pool.
+// Both run through the same connection handling (transactions, the SQLite transaction lock and
+// reader threads, named prepared statements on PostgreSQL) and are prepared once per connection by
+// the drivers. Outside a transaction they skip the query builder's executor (executeNow): on SQLite
+// a write or a cheap point read runs directly on the connection and other reads on a reader thread,
+// on PostgreSQL everything goes straight to the pool.
 import { CompiledQuery, type Compilable, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
 import { executeNow, type Dialect } from './database.ts';
 import { NOT_DURABLE } from './node-sqlite-dialect.ts';

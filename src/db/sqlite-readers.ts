@@ -78,10 +78,15 @@ export class ReaderPool {
     });
   }
 
+  /** Stops the threads; reads still waiting or running fail. */
   async close(): Promise<void> {
     this.#closed = true;
     const readers = this.#readers;
     this.#readers = [];
+    this.#quick.length = 0;
+    this.#others.length = 0;
+    for (const pending of this.#pending.values()) pending.reject(new Error('The SQLite store is closed'));
+    this.#pending.clear();
     await Promise.all(readers.map((r) => r.worker.terminate()));
   }
 
@@ -92,10 +97,12 @@ export class ReaderPool {
       if (reader.inFlight > 0) continue;
       // Every quick read waiting, and at least one other: a stream of quick reads never starves them.
       const batch = this.#quick.splice(0);
-      let expected = -1;
-      while (this.#others.length > 0 && (expected < 0 || expected + this.#others[0].cost <= MESSAGE_MS)) {
+      let others = 0;
+      let expected = 0;
+      while (this.#others.length > 0 && (others === 0 || expected + this.#others[0].cost <= MESSAGE_MS)) {
         const next = this.#others.shift()!;
-        expected = Math.max(expected, 0) + next.cost;
+        others++;
+        expected += next.cost;
         batch.push(next);
       }
       if (batch.length === 0) return;

@@ -1,9 +1,10 @@
 // The node:sqlite dialect on its own: what Kysely relies on (reads, writes, affected rows,
 // transactions that commit or roll back), WAL and full sync, and two connections on one file
-// waiting for each other's writes instead of failing (BEGIN IMMEDIATE with a busy timeout).
+// waiting for each other's writes instead of failing (BEGIN IMMEDIATE with a busy timeout); with
+// reader threads, reads that neither wait for a transaction nor see its rows, and writes that do wait.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
@@ -16,8 +17,8 @@ interface T {
 
 const dir = mkdtempSync(join(tmpdir(), 'rds-dialect-'));
 const opened: Array<Kysely<T>> = [];
-const open = (path = join(dir, 'one.db')) => {
-  const db = new Kysely<T>({ dialect: new NodeSqliteDialect({ path }) });
+const open = (path = join(dir, 'one.db'), readers = 0) => {
+  const db = new Kysely<T>({ dialect: new NodeSqliteDialect({ path, readers }) });
   opened.push(db);
   return db;
 };
@@ -83,5 +84,67 @@ describe('node:sqlite dialect', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(100);
     await once(holder, 'exit');
     expect((await db.selectFrom('items').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([1, 2]);
+  });
+});
+
+describe('node:sqlite dialect with reader threads', () => {
+  const items = async (db: Kysely<T>) => (await db.selectFrom('items').select('id').orderBy('id').execute()).map((r) => r.id);
+  async function withItems(path: string) {
+    const db = open(path, 2);
+    await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text').execute();
+    return db;
+  }
+
+  it('reads outside an open transaction at once, without its rows; writes wait for its end', async () => {
+    const db = await withItems(join(dir, 'readers.db'));
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => { commit = resolve; });
+    let inserted!: () => void;
+    const insertedInside = new Promise<void>((resolve) => { inserted = resolve; });
+    const transaction = db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ id: 1, name: 'inside' }).execute();
+      inserted();
+      await held;
+    });
+    await insertedInside;
+    expect(await items(db)).toEqual([]);
+    let outsideDone = false;
+    const outside = db.insertInto('items').values({ id: 2, name: 'outside' }).execute().then(() => { outsideDone = true; });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(outsideDone).toBe(false);
+    commit();
+    await transaction;
+    await outside;
+    expect(await items(db)).toEqual([1, 2]);
+  });
+
+  it('sees every commit in the next read', async () => {
+    const db = await withItems(join(dir, 'read-your-writes.db'));
+    for (let i = 1; i <= 50; i++) {
+      await db.insertInto('items').values({ id: i, name: `n${i}` }).execute();
+      const { n } = await db.selectFrom('items').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(n).toBe(i);
+    }
+  });
+
+  it("fails a read with node:sqlite's error, and fails reads still running at close", async () => {
+    const db = await withItems(join(dir, 'errors.db'));
+    await expect(sql`select * from missing`.execute(db)).rejects.toMatchObject({ message: 'no such table: missing', errcode: 1 });
+    const slow = expect(sql`with recursive r(i) as (select 1 union all select i + 1 from r where i < 5000000) select count(*) as n from r`.execute(db))
+      .rejects.toThrow('The SQLite store is closed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await db.destroy();
+    await slow;
+  });
+
+  it('keeps a memory database in a temporary file of the process, removed at close', async () => {
+    const ours = () => readdirSync(tmpdir()).filter((f) => f.startsWith(`revenue-data-${process.pid}-`));
+    const before = ours();
+    const db = await withItems(':memory:');
+    await db.insertInto('items').values({ id: 1, name: 'kept' }).execute();
+    expect(await items(db)).toEqual([1]);
+    expect(ours().length).toBeGreaterThan(before.length);
+    await db.destroy();
+    expect(ours()).toEqual(before);
   });
 });
