@@ -6,8 +6,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { newId } from '../../src/platform/ids.ts';
-import { defineJobKind, PermanentJobError, RetryLater, type JobKind } from '../../src/platform/jobs/kinds.ts';
-import { claimJobs } from '../../src/platform/jobs/queue.ts';
+import { defineJobKind, PermanentJobError, RetryLater, type JobKind, type SettleBatch } from '../../src/platform/jobs/kinds.ts';
+import { claimJobs, settleJobs, type SettledJob } from '../../src/platform/jobs/queue.ts';
 import { JobRunner } from '../../src/platform/jobs/runner.ts';
 import { Scheduler } from '../../src/platform/jobs/schedules.ts';
 import { OutboundClient } from '../../src/platform/outbound.ts';
@@ -170,6 +170,37 @@ describe('load and settle', () => {
     expect(await counter('settled.lost')).toBeUndefined();
     const [after] = (await jobsOf(kind.name)).filter((j) => j.id === waiting.id);
     expect(after).toMatchObject({ status: 'running', lease_token: 'other-worker:1' });
+  });
+
+  it('write the values of a settle batch from all the jobs settled together in one call, and none of a job whose lease is lost', async () => {
+    const s = await scope();
+    const kind = kindName('batch');
+    await runWrite(app.services.database, s, async (w) => {
+      for (const name of ['a', 'b', 'c']) w.enqueue(defineJobKind({ name: kind, async run() {} }), { name });
+    });
+    const claimed = await claimJobs(app.services.database, [kind], { perKey: 10, room: new Map() }, 10, 'batch-worker:1', 60_000);
+    expect(claimed).toHaveLength(3);
+    const calls: string[][] = [];
+    const marks: SettleBatch<string> = {
+      async write(db, names) {
+        calls.push([...names].sort());
+        await db.insertInto('counters').values(names.map((name) => ({ org_id: s.orgId, mode: s.mode, name: `batch.${name}`, value: 1 }))).execute();
+      },
+    };
+    // a succeeds, b fails (both still hold their lease), c lost its lease to another worker.
+    const settled = claimed.map((job): SettledJob => {
+      const { name } = JSON.parse(job.payload) as { name: string };
+      return {
+        job: name === 'c' ? { ...job, lease_token: 'lost-worker:1' } : job,
+        outcome: name === 'b' ? { status: 'failed', error: 'retry', runAt: Date.now() + 60_000 } : { status: 'succeeded' },
+        writes: [{ batch: marks as SettleBatch<unknown>, value: name }],
+      };
+    });
+    await app.services.database.db.transaction().execute((tx) => settleJobs(tx, settled));
+    expect(calls).toEqual([['a', 'b']]);
+    const written = await app.services.database.db.selectFrom('counters').select('name').where('org_id', '=', s.orgId).where('name', 'like', 'batch.%').orderBy('name').execute();
+    expect(written.map((r) => r.name)).toEqual(['batch.a', 'batch.b']);
+    expect((await jobsOf(kind)).map((j) => j.status).sort()).toEqual(['failed', 'running', 'succeeded']);
   });
 });
 

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.ts';
+import type { SettleBatch, SettleWrite } from '../../src/platform/jobs/kinds.ts';
 import { OutboundClient, OutboundError } from '../../src/platform/outbound.ts';
 import { webhookDelivery } from '../../src/resources/webhooks/webhooks.jobs.ts';
 import { tenant, testApp } from '../helpers/app.ts';
@@ -58,7 +59,7 @@ describe('the SSRF guard', () => {
     const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1 };
     // The attempt is recorded with the job's outcome (the runner commits what the handler settles).
     const settled: Array<(db: typeof database.db) => Promise<unknown>> = [];
-    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, loaded: undefined, signal: new AbortController().signal, settle: (w) => void settled.push(w) });
+    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, loaded: undefined, signal: new AbortController().signal, settle: (w: SettleWrite | SettleBatch<unknown>, value?: unknown) => void settled.push(typeof w === 'function' ? w : (db) => w.write(db, [value])) });
     await expect(run).rejects.toThrow('localhost resolves to a private or reserved address');
     for (const write of settled) await write(database.db);
     const [delivery] = (await t.live.get(`/v1/webhooks/${id}/deliveries`)).json().data;

@@ -32,9 +32,20 @@ export interface JobContext<L = unknown> extends LoadContext {
   /**
    * Commits `write` in the transaction that records this attempt's outcome, whatever it is, and only
    * while the job still holds its lease: the job's own record of an attempt (a delivery's) then never
-   * disagrees with the queue, and costs no commit of its own.
+   * disagrees with the queue, and costs no commit of its own. With a `SettleBatch`, `value` joins the
+   * values that the other jobs settled in the same transaction gave the same batch, and the batch
+   * writes them all in one statement: a write every attempt makes costs no round trip of its own.
    */
-  settle(write: (db: Kysely<DB>) => Promise<unknown>): void;
+  settle(write: SettleWrite): void;
+  settle<V>(batch: SettleBatch<V>, value: V): void;
+}
+
+/** A write committed with one job's outcome. */
+export type SettleWrite = (db: Kysely<DB>) => Promise<unknown>;
+
+/** A write committed with the outcomes of many jobs at once: `write` gets the values they gave it. */
+export interface SettleBatch<V> {
+  write(db: Kysely<DB>, values: V[]): Promise<unknown>;
 }
 
 export interface JobKind<P = unknown, L = unknown> {

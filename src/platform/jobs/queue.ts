@@ -6,13 +6,14 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import type { SettleBatch, SettleWrite } from './kinds.ts';
 
 export type JobRow = Selectable<DB['jobs']>;
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'dead'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses of jobs that will run: never tried, waiting to retry, or running (due when the lease ends). */
-const PENDING = sql`('queued', 'failed', 'running')`;
+const PENDING = ['queued', 'failed', 'running'] as const;
 const ERROR_MAX = 2000;
 
 /** How many more jobs of each concurrency key a worker may start: `room` for the keys it runs, `perKey` for others. */
@@ -33,16 +34,18 @@ export async function claimJobs(database: Database, kinds: readonly string[], ke
   const full = [...keys.room].filter(([, n]) => n <= 0).map(([key]) => key);
   const open = [...keys.room].filter(([, n]) => n > 0);
   const room = open.length === 0 ? sql`${keys.perKey}` : sql`case concurrency_key ${sql.join(open.map(([key, n]) => sql`when ${key} then cast(${n} as integer)`), sql` `)} else cast(${keys.perKey} as integer) end`;
+  const keyFilter = full.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(full)}))` : sql``;
+  // One ordered read of the (status, run_at) index per status: `status in (…) order by run_at`
+  // would read and sort every due job, 15 ms a claim behind a backlog of 20,000.
+  const due = PENDING.map((status) => sql`select * from (select org_id, mode, id, run_at, concurrency_key from jobs
+    where status = ${status} and run_at <= ${now} and kind in (${sql.join(kinds)}) ${keyFilter}
+    order by run_at limit ${limit * 4} ${lock}) as ${sql.id(status)}`);
   const result = await sql<JobRow>`update jobs
     set status = 'running', attempts = attempts + 1, lease_token = ${token}, lease_until = ${until}, run_at = ${until}, updated_at = ${now}
     where (org_id, mode, id) in (
       select org_id, mode, id from (
         select org_id, mode, id, run_at, concurrency_key, row_number() over (partition by concurrency_key order by run_at) as n
-        from (
-          select org_id, mode, id, run_at, concurrency_key from jobs
-          where status in ${PENDING} and run_at <= ${now} and kind in (${sql.join(kinds)})
-            ${full.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(full)}))` : sql``}
-          order by run_at limit ${limit * 4} ${lock}) as candidates) as ranked
+        from (${sql.join(due, sql` union all `)}) as candidates) as ranked
       where concurrency_key is null or n <= ${room}
       order by run_at limit ${limit})
     returning *`.execute(database.db);
@@ -59,7 +62,7 @@ export interface SettledJob {
   job: JobRow;
   outcome: JobOutcome;
   /** Writes the handler asked to commit with the outcome (see `JobContext.settle`). */
-  writes: Array<(db: Kysely<DB>) => Promise<unknown>>;
+  writes: Array<SettleWrite | { batch: SettleBatch<unknown>; value: unknown }>;
 }
 
 /**
@@ -67,7 +70,8 @@ export interface SettledJob {
  * still holds the lease of its claim, and then runs the writes of the jobs whose outcome was
  * recorded: a worker that lost its lease neither overwrites the newer attempt nor records its own
  * side of it. Successes take one statement together; failures (rarer, each its own time and error)
- * one each.
+ * one each. Batched writes (`SettleBatch`) run first, one statement per batch, then the others in
+ * the order they were asked for.
  */
 export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): Promise<void> {
   const now = Date.now();
@@ -88,7 +92,18 @@ export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): P
       .returning(['org_id', 'mode', 'id']).executeTakeFirst();
     if (row) held.add(jobKey(row));
   }
-  for (const s of jobs) if (held.has(jobKey(s.job))) for (const write of s.writes) await write(tx);
+  const batches = new Map<SettleBatch<unknown>, unknown[]>();
+  const writes: SettleWrite[] = [];
+  for (const s of jobs) {
+    if (!held.has(jobKey(s.job))) continue;
+    for (const write of s.writes) {
+      if (typeof write === 'function') writes.push(write);
+      else if (batches.has(write.batch)) batches.get(write.batch)!.push(write.value);
+      else batches.set(write.batch, [write.value]);
+    }
+  }
+  for (const [batch, values] of batches) await batch.write(tx, values);
+  for (const write of writes) await write(tx);
 }
 
 /** Hands unfinished jobs back (graceful shutdown): due at once, the interrupted attempt not counted. */

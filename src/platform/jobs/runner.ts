@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { OutboundClient } from '../outbound.ts';
-import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind } from './kinds.ts';
+import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind, type SettleBatch, type SettleWrite } from './kinds.ts';
 import { claimJobs, extendLeases, jobKey, releaseJobs, type JobRow, type SettledJob } from './queue.ts';
 import { OutcomeQueue } from './settler.ts';
 
@@ -206,7 +206,7 @@ export class JobRunner {
       await kind.run(JSON.parse(job.payload) as never, {
         database: this.#o.database, config: this.#o.config, log: this.#o.log, outbound: this.#o.outbound,
         job: info(job), loaded: loaded as never, signal: this.#abort.signal,
-        settle: (write) => void writes.push(write),
+        settle: (write: SettleWrite | SettleBatch<unknown>, value?: unknown) => void writes.push(typeof write === 'function' ? write : { batch: write, value }),
       });
       return { job, outcome: { status: 'succeeded' }, writes };
     } catch (error) {

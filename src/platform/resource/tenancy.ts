@@ -1,6 +1,7 @@
 // The one place that scopes queries to a tenant. Every query on a tenant table starts here, so no
 // store writes `org_id`/`mode` conditions by hand and none can forget them.
-import { sql, type DeleteQueryBuilder, type SqlBool, type DeleteResult, type Kysely, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import { sql, type DeleteQueryBuilder, type SqlBool, type DeleteResult, type Kysely, type Selectable, type SelectQueryBuilder, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { DB, Mode } from '../../db/schema.ts';
 import type { Scope } from '../scope.ts';
 
@@ -14,6 +15,22 @@ const modeOf = (table: string) => sql.ref(`${table}.mode`);
 export function selectIn<T extends TenantTable>(db: Kysely<DB>, table: T, scope: Scope) {
   // Typed for one table at a time: TypeScript cannot call a builder made for a union of tables.
   return (db.selectFrom(table) as unknown as SelectQueryBuilder<DB, T, object>).where(orgOf(table), '=', scope.orgId).where(modeOf(table), '=', scope.mode);
+}
+
+/**
+ * The rows of `table` with these ids (each once), in no particular order. On PostgreSQL each id is
+ * read by the primary key (a lateral read per id): given `id in (…)`, the planner may read all the
+ * tenant's rows by another index instead when its statistics underestimate the tenant, as they do
+ * for one that grew since the last ANALYZE (64 events of a tenant of 40,000: 12 to 60 ms, against
+ * 2 ms by key).
+ */
+export async function rowsByIds<T extends TenantTable>(db: Kysely<DB>, dialect: Dialect, table: T, scope: Scope, ids: readonly string[]): Promise<Array<Selectable<DB[T]>>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  if (dialect === 'sqlite') return (await selectIn(db, table, scope).selectAll().where(sql.ref('id'), 'in', unique).execute()) as Array<Selectable<DB[T]>>;
+  const { rows } = await sql<Selectable<DB[T]>>`select t.* from unnest(cast(${unique} as text[])) as k(id) cross join lateral (
+    select * from ${sql.table(table)} where org_id = ${scope.orgId} and mode = ${scope.mode} and id = k.id limit 1) as t`.execute(db);
+  return rows;
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
+import type { SettleBatch } from '../../platform/jobs/kinds.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -53,16 +54,26 @@ export interface AttemptOutcome {
   nextAttemptAt: number | null;
 }
 
-/** Adds an attempt to a delivery, creating the delivery at its first attempt. */
-export async function recordAttempt(db: Kysely<DB>, scope: Scope, id: string, existing: Row | undefined, o: AttemptOutcome): Promise<void> {
-  const now = o.attempt.attempted_at;
-  const attempts = [...(existing ? parseJson<Attempt[]>(existing.attempts) : []), o.attempt].slice(-KEPT_ATTEMPTS);
-  const changes = { status: o.status, attempt_count: (existing ? Number(existing.attempt_count) : 0) + 1, attempts: JSON.stringify(attempts), next_attempt_at: o.nextAttemptAt, updated_at: now };
-  await db.insertInto('webhook_deliveries')
-    .values({ org_id: scope.orgId, mode: scope.mode, id, endpoint_id: o.endpointId, event_id: o.eventId, event_type: o.eventType, created_at: now, ...changes })
-    .onConflict((oc) => oc.columns(['org_id', 'mode', 'id']).doUpdateSet(changes))
-    .execute();
-}
+/**
+ * Adds attempts to deliveries, creating each delivery at its first attempt: the records of the
+ * attempts settled together, in one statement. `existing` is the delivery's row as its job read it
+ * (the job holds the lease, so nothing else rewrote it since).
+ */
+export const deliveryRecords: SettleBatch<{ scope: Scope; id: string; existing: Row | undefined; outcome: AttemptOutcome }> = {
+  async write(db, records) {
+    const rows = records.map(({ scope, id, existing, outcome: o }) => ({
+      org_id: scope.orgId, mode: scope.mode, id, endpoint_id: o.endpointId, event_id: o.eventId, event_type: o.eventType, created_at: o.attempt.attempted_at,
+      status: o.status, attempt_count: (existing ? Number(existing.attempt_count) : 0) + 1, next_attempt_at: o.nextAttemptAt, updated_at: o.attempt.attempted_at,
+      attempts: JSON.stringify([...(existing ? parseJson<Attempt[]>(existing.attempts) : []), o.attempt].slice(-KEPT_ATTEMPTS)),
+    }));
+    await db.insertInto('webhook_deliveries').values(rows)
+      .onConflict((oc) => oc.columns(['org_id', 'mode', 'id']).doUpdateSet((eb) => ({
+        status: eb.ref('excluded.status'), attempt_count: eb.ref('excluded.attempt_count'), attempts: eb.ref('excluded.attempts'),
+        next_attempt_at: eb.ref('excluded.next_attempt_at'), updated_at: eb.ref('excluded.updated_at'),
+      })))
+      .execute();
+  },
+};
 
 /** Deletes deliveries created before `before` (unix seconds). */
 export async function pruneDeliveries(db: Kysely<DB>, before: number): Promise<number> {

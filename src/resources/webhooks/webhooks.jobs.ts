@@ -10,11 +10,11 @@ import type { DB, Mode } from '../../db/schema.ts';
 import { nowSeconds } from '../../platform/ids.ts';
 import { defineJobKind, PermanentJobError, RetryLater, type JobContext, type JobInfo, type LoadContext } from '../../platform/jobs/kinds.ts';
 import { OutboundError } from '../../platform/outbound.ts';
-import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
+import { rowsByIds, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { runWrite } from '../../platform/write.ts';
 import { toEvent } from '../events/events.store.ts';
-import { pruneDeliveries, recordAttempt, type Attempt } from './deliveries.store.ts';
+import { deliveryRecords, pruneDeliveries, type Attempt } from './deliveries.store.ts';
 import { DELIVERY_KIND, DELIVERY_MAX_ATTEMPTS } from './webhooks.fanout.ts';
 import { toEndpoint, type EndpointRow } from './webhooks.store.ts';
 
@@ -42,16 +42,16 @@ interface Loaded {
 
 /** Reads the endpoints, events and delivery records of a claim's deliveries: three statements per tenant. */
 async function loadDeliveries(jobs: ReadonlyArray<{ payload: DeliveryPayload; job: JobInfo }>, { database }: LoadContext): Promise<Loaded[]> {
-  const { db } = database;
+  const { db, dialect } = database;
   const byId = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
   const tenants = Map.groupBy(jobs, ({ job }) => `${job.orgId}/${job.mode}`);
   const found = await Promise.all([...tenants.values()].map(async (some) => {
     const scope: Scope = { orgId: some[0].job.orgId, mode: some[0].job.mode as Mode };
     const ids = (pick: (j: (typeof some)[number]) => string) => [...new Set(some.map(pick))];
     const [endpoints, events, existing] = await Promise.all([
-      selectIn(db, 'webhook_endpoints', scope).selectAll().where('id', 'in', ids((j) => j.payload.endpoint_id)).execute(),
-      selectIn(db, 'events', scope).selectAll().where('id', 'in', ids((j) => j.payload.event_id)).execute(),
-      selectIn(db, 'webhook_deliveries', scope).selectAll().where('id', 'in', ids((j) => j.job.id)).execute(),
+      rowsByIds(db, dialect, 'webhook_endpoints', scope, ids((j) => j.payload.endpoint_id)),
+      rowsByIds(db, dialect, 'events', scope, ids((j) => j.payload.event_id)),
+      rowsByIds(db, dialect, 'webhook_deliveries', scope, ids((j) => j.job.id)),
     ]);
     return { endpoints: byId(endpoints), events: byId(events), existing: byId(existing) };
   }));
@@ -93,7 +93,7 @@ export const webhookDelivery = defineJobKind<DeliveryPayload, Loaded>({
     }
     // The attempt is recorded with the job's outcome, in its transaction (see JobContext.settle).
     const record = (status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: number | null) =>
-      ctx.settle((tx) => recordAttempt(tx, scope, ctx.job.id, existing, { endpointId: endpoint.id, eventId: event.id, eventType: event.type, status, attempt, nextAttemptAt }));
+      ctx.settle(deliveryRecords, { scope, id: ctx.job.id, existing, outcome: { endpointId: endpoint.id, eventId: event.id, eventType: event.type, status, attempt, nextAttemptAt } });
 
     if (attempt.error === null) {
       record('succeeded', null);
