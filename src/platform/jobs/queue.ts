@@ -6,7 +6,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { SettleBatch, SettleWrite } from './kinds.ts';
+import type { SettleBatch } from './kinds.ts';
 
 export type JobRow = Selectable<DB['jobs']>;
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'dead'] as const;
@@ -61,8 +61,8 @@ export type JobOutcome = { status: 'succeeded' } | { status: 'failed' | 'dead'; 
 export interface SettledJob {
   job: JobRow;
   outcome: JobOutcome;
-  /** Writes the handler asked to commit with the outcome (see `JobContext.settle`). */
-  writes: Array<SettleWrite | { batch: SettleBatch<unknown>; value: unknown }>;
+  /** Writes the handler asked to commit with the outcome (see `JobContext.settle`); a lone write is a batch of its own. */
+  writes: Array<{ batch: SettleBatch<unknown>; value: unknown }>;
 }
 
 /**
@@ -70,8 +70,8 @@ export interface SettledJob {
  * still holds the lease of its claim, and then runs the writes of the jobs whose outcome was
  * recorded: a worker that lost its lease neither overwrites the newer attempt nor records its own
  * side of it. Successes take one statement together; failures (rarer, each its own time and error)
- * one each. Batched writes (`SettleBatch`) run first, one statement per batch, then the others in
- * the order they were asked for.
+ * one each. The writes run in the order they were first asked for, each batch once with the
+ * values of all the jobs that gave it one.
  */
 export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): Promise<void> {
   const now = Date.now();
@@ -93,17 +93,14 @@ export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): P
     if (row) held.add(jobKey(row));
   }
   const batches = new Map<SettleBatch<unknown>, unknown[]>();
-  const writes: SettleWrite[] = [];
   for (const s of jobs) {
     if (!held.has(jobKey(s.job))) continue;
-    for (const write of s.writes) {
-      if (typeof write === 'function') writes.push(write);
-      else if (batches.has(write.batch)) batches.get(write.batch)!.push(write.value);
-      else batches.set(write.batch, [write.value]);
+    for (const { batch, value } of s.writes) {
+      if (batches.has(batch)) batches.get(batch)!.push(value);
+      else batches.set(batch, [value]);
     }
   }
   for (const [batch, values] of batches) await batch.write(tx, values);
-  for (const write of writes) await write(tx);
 }
 
 /** Hands unfinished jobs back (graceful shutdown): due at once, the interrupted attempt not counted. */

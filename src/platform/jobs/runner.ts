@@ -206,7 +206,7 @@ export class JobRunner {
       await kind.run(JSON.parse(job.payload) as never, {
         database: this.#o.database, config: this.#o.config, log: this.#o.log, outbound: this.#o.outbound,
         job: info(job), loaded: loaded as never, signal: this.#abort.signal,
-        settle: (write: SettleWrite | SettleBatch<unknown>, value?: unknown) => void writes.push(typeof write === 'function' ? write : { batch: write, value }),
+        settle: (write: SettleWrite | SettleBatch<unknown>, value?: unknown) => void writes.push({ batch: typeof write === 'function' ? { write } : write, value }),
       });
       return { job, outcome: { status: 'succeeded' }, writes };
     } catch (error) {
