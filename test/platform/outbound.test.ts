@@ -56,7 +56,7 @@ describe('the SSRF guard', () => {
       secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, previous_secret: null, previous_secret_until: null, disabled_reason: null, failing_since: null, created_at: now, updated_at: now,
     }).execute();
     const { database, config, outbound } = app.services;
-    const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1 };
+    const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1, ranBefore: false };
     // The attempt is recorded with the job's outcome (the runner commits what the handler settles).
     const settled: Array<(db: typeof database.db) => Promise<unknown>> = [];
     const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, loaded: undefined, signal: new AbortController().signal, settle: (w: SettleWrite | SettleBatch<unknown>, value?: unknown) => void settled.push(typeof w === 'function' ? w : (db) => w.write(db, [value])) });

@@ -232,7 +232,7 @@ describe('imports run by a worker', () => {
     // A stored import its job cannot run: an object no longer importable.
     const id = (await upload(quiet, t.live_token, { csv: 'Email\nx@example.com\n', fields: { object: 'contacts', list_id: listId } })).json().data.id as string;
     await db.updateTable('imports').set({ object: 'gone' }).where('org_id', '=', t.org_id).where('id', '=', id).execute();
-    const job = { id: 'job_test', orgId: t.org_id, mode: 'live' as const, attempt: 1 };
+    const job = { id: 'job_test', orgId: t.org_id, mode: 'live' as const, attempt: 1, ranBefore: false };
     const context = { database: quiet.services.database, config: quiet.services.config, job, signal: new AbortController().signal } as unknown as Parameters<typeof importJob.run>[1];
     await expect(importJob.run({ import_id: id }, context)).rejects.toThrow();
     expect((await t.live.get(`/v1/imports/${id}`)).json().data.status).toBe('queued');

@@ -3,6 +3,7 @@
 // events, secret rotation, modes, and a slow receiver.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retryJob } from '../../src/platform/jobs/queue.ts';
 import { tenant, testApp } from '../helpers/app.ts';
 import { allEvents, deliveries, endpoint, verify, waitFor } from '../helpers/webhooks.ts';
 import { ids, receiver } from '../helpers/receiver.ts';
@@ -90,6 +91,11 @@ describe('deliveries', () => {
     const [gaveUp] = await waitFor(() => deliveries(t.live, hook.id), (d) => d[0]?.status === 'failed', 20_000);
     expect(gaveUp.attempt_count).toBe(6); // the first attempt and the five retries of WEBHOOK_RETRY_SCHEDULE
     expect(down.received).toHaveLength(6);
+    // An operator's retry starts the attempts again; the record goes on from the six it has.
+    expect(await retryJob(app.services.database.db, gaveUp.id)).toMatchObject({ status: 'queued' });
+    const [again] = await waitFor(() => deliveries(t.live, hook.id), (d) => d[0]?.attempt_count === 7, 10_000);
+    expect(again.attempts).toHaveLength(7);
+    expect(again.attempts.slice(0, 6)).toEqual(gaveUp.attempts);
 
     const gone = await receiver(() => ({ status: 410 }));
     const goneHook = await endpoint(t.live, gone.url, ['company.created']);

@@ -14,6 +14,12 @@ export interface JobInfo {
   orgId: string;
   mode: string;
   attempt: number;
+  /**
+   * Whether an earlier attempt of this job may have committed an outcome and its writes (it failed
+   * and is retried, or an operator retried it): false on a job's first run, whose handler can skip
+   * reading what an earlier attempt would have left.
+   */
+  ranBefore: boolean;
 }
 
 export interface LoadContext {

@@ -17,7 +17,8 @@ import { OutcomeQueue } from './settler.ts';
 
 const MIN_IDLE_MS = 25;
 
-const info = (job: JobRow): JobInfo => ({ id: job.id, orgId: job.org_id, mode: job.mode, attempt: Number(job.attempts) });
+// A retry keeps its last error (an operator's retry too, which starts the attempts again).
+const info = (job: JobRow): JobInfo => ({ id: job.id, orgId: job.org_id, mode: job.mode, attempt: Number(job.attempts), ranBefore: Number(job.attempts) > 1 || job.last_error !== null });
 const MAX_IDLE_MS = 1000;
 const CLAIM_GATHER_MS = 5;
 

@@ -40,7 +40,7 @@ interface Loaded {
   existing: Selectable<DB['webhook_deliveries']> | undefined;
 }
 
-/** Reads the endpoints, events and delivery records of a claim's deliveries: three statements per tenant. */
+/** Reads the endpoints, events and delivery records (of retries) of a claim's deliveries: up to three statements per tenant. */
 async function loadDeliveries(jobs: ReadonlyArray<{ payload: DeliveryPayload; job: JobInfo }>, { database }: LoadContext): Promise<Loaded[]> {
   const { db, dialect } = database;
   const byId = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
@@ -51,7 +51,8 @@ async function loadDeliveries(jobs: ReadonlyArray<{ payload: DeliveryPayload; jo
     const [endpoints, events, existing] = await Promise.all([
       rowsByIds(db, dialect, 'webhook_endpoints', scope, ids((j) => j.payload.endpoint_id)),
       rowsByIds(db, dialect, 'events', scope, ids((j) => j.payload.event_id)),
-      rowsByIds(db, dialect, 'webhook_deliveries', scope, ids((j) => j.job.id)),
+      // Only a retry can have a record: the first attempt writes it, with its outcome.
+      rowsByIds(db, dialect, 'webhook_deliveries', scope, some.filter(({ job }) => job.ranBefore).map(({ job }) => job.id)),
     ]);
     return { endpoints: byId(endpoints), events: byId(events), existing: byId(existing) };
   }));
