@@ -1,5 +1,5 @@
-// rowsByIds, the read of a tenant's rows by a list of ids (by the primary key on PostgreSQL, one
-// lateral read per id): exactly the rows of the credential's organization and mode, each once.
+// rowsByIds, the read of a tenant's rows by a list of ids: exactly the rows of the credential's
+// organization and mode, each once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { newId } from '../../src/platform/ids.ts';
@@ -27,13 +27,13 @@ describe('rowsByIds', () => {
     const mine = [await listIn(live, 'one'), await listIn(live, 'two')];
     const otherMode = await listIn({ orgId: a, mode: 'test' }, 'test mode');
     const otherOrg = await listIn({ orgId: b, mode: 'live' }, 'other org');
-    const { db, dialect } = app.services.database;
+    const { db } = app.services.database;
 
-    const rows = await rowsByIds(db, dialect, 'lists', live, [mine[1], otherMode, mine[0], otherOrg, 'lst_unknown', mine[1]]);
+    const rows = await rowsByIds(db, 'lists', live, [mine[1], otherMode, mine[0], otherOrg, 'lst_unknown', mine[1]]);
     expect(rows.map((r) => r.id).sort()).toEqual([...mine].sort());
     expect(rows.every((r) => r.org_id === a && r.mode === 'live')).toBe(true);
     expect(rows.find((r) => r.id === mine[0])).toMatchObject({ name: 'one', type: 'contacts', member_count: 0 });
-    expect(await rowsByIds(db, dialect, 'lists', live, [])).toEqual([]);
-    expect(await rowsByIds(db, dialect, 'lists', { orgId: b, mode: 'test' }, [...mine, otherMode, otherOrg])).toEqual([]);
+    expect(await rowsByIds(db, 'lists', live, [])).toEqual([]);
+    expect(await rowsByIds(db, 'lists', { orgId: b, mode: 'test' }, [...mine, otherMode, otherOrg])).toEqual([]);
   });
 });

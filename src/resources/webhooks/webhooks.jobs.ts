@@ -42,17 +42,16 @@ interface Loaded {
 
 /** Reads the endpoints, events and delivery records (of retries) of a claim's deliveries: up to three statements per tenant. */
 async function loadDeliveries(jobs: ReadonlyArray<{ payload: DeliveryPayload; job: JobInfo }>, { database }: LoadContext): Promise<Loaded[]> {
-  const { db, dialect } = database;
+  const { db } = database;
   const byId = <R extends { id: string }>(rows: R[]) => new Map(rows.map((r) => [r.id, r]));
   const tenants = Map.groupBy(jobs, ({ job }) => `${job.orgId}/${job.mode}`);
   const found = await Promise.all([...tenants.values()].map(async (some) => {
     const scope: Scope = { orgId: some[0].job.orgId, mode: some[0].job.mode as Mode };
-    const ids = (pick: (j: (typeof some)[number]) => string) => [...new Set(some.map(pick))];
     const [endpoints, events, existing] = await Promise.all([
-      rowsByIds(db, dialect, 'webhook_endpoints', scope, ids((j) => j.payload.endpoint_id)),
-      rowsByIds(db, dialect, 'events', scope, ids((j) => j.payload.event_id)),
+      rowsByIds(db, 'webhook_endpoints', scope, some.map((j) => j.payload.endpoint_id)),
+      rowsByIds(db, 'events', scope, some.map((j) => j.payload.event_id)),
       // Only a retry can have a record: the first attempt writes it, with its outcome.
-      rowsByIds(db, dialect, 'webhook_deliveries', scope, some.filter(({ job }) => job.ranBefore).map(({ job }) => job.id)),
+      rowsByIds(db, 'webhook_deliveries', scope, some.filter(({ job }) => job.ranBefore).map(({ job }) => job.id)),
     ]);
     return { endpoints: byId(endpoints), events: byId(events), existing: byId(existing) };
   }));
