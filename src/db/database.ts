@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, sql, type QueryResult } from 'kysely';
 import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
-import { createPgPool, statementName } from './pg-pool.ts';
+import { createPgPool } from './pg-pool.ts';
 import type { DB } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,8 +20,8 @@ const directRunners = new WeakMap<Kysely<DB>, DirectRunner>();
 /**
  * Runs a fixed statement outside any transaction without the query builder's executor: on SQLite
  * directly on the connection when no transaction is open (see node-sqlite-dialect.ts), on
- * PostgreSQL as a named prepared statement on the pool. Undefined when the caller must go through
- * `db` instead.
+ * PostgreSQL as a named prepared statement on the pool (or its lane of point reads). Undefined
+ * when the caller must go through `db` instead.
  */
 export function executeNow<R>(db: Kysely<DB>, sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
   return directRunners.get(db)?.<R>(sql, params);
@@ -49,11 +49,10 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     directRunners.set(db, (text, params) => dialect.executeNow(text, params));
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const { pool, raw } = createPgPool(url, options.poolSize ?? 10);
+  const { pool, query } = createPgPool(url, options.poolSize ?? 10);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   directRunners.set(db, async (text, params) => {
-    const name = statementName(text);
-    const result = await raw.query(name ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] });
+    const result = await query(text, params);
     return { rows: result.rows, numAffectedRows: BigInt(result.rowCount ?? 0) };
   });
   return { db, dialect: 'postgres', close: () => db.destroy() };

@@ -24,6 +24,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { isCheap, ran, ReadCosts } from './read-costs.ts';
 import { ReaderPool } from './sqlite-readers.ts';
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -31,7 +32,6 @@ const STATEMENT_CACHE_SIZE = 500;
 export const NOT_DURABLE = '/* not durable */ ';
 /** A point read whose recent runs all took less than this (ms of CPU) runs on the connection. */
 const CHEAP_MS = 1;
-const READS_KEPT = 1000;
 
 /** CPU time of this thread, ms: what a statement costs the thread, whatever else the machine runs. */
 function cpuMs(): number {
@@ -39,30 +39,12 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** What the connection knows of a statement that only reads. */
-interface Read {
-  /** Its text looks up single rows: no aggregate, no grouping, no page of many rows. */
-  point: boolean;
-  /** CPU time its recent runs took, ms: a decaying maximum (Infinity before the first run). */
-  cost: number;
-}
-
-/** How a statement reads, or undefined when it writes (anything but a select or a `with` that only selects). */
-function classify(sql: string): Read | undefined {
-  const text = sql.replace(/^(\s*\/\*.*?\*\/)*\s*/s, '');
-  const reads = /^select\b/i.test(text) || (/^with\b/i.test(text) && !/\b(insert|update|delete|replace)\b/i.test(text));
-  if (!reads) return undefined;
-  const point = !/\b(count|sum|avg|min|max|total|group_concat|json_group_array)\s*\(|\bgroup\s+by\b|\blimit\s+(\?|[2-9]|\d\d)/i.test(text);
-  return { point, cost: Infinity };
-}
-
 export class NodeSqliteConnection {
   readonly #db: DatabaseSync;
   readonly #synchronous: string;
   readonly #readers: ReaderPool | undefined;
   readonly #statements = new Map<string, { stmt: StatementSync; reader: boolean }>();
-  /** Per statement text: how it reads, or false when it writes. */
-  readonly #reads = new Map<string, Read | false>();
+  readonly #reads = new ReadCosts();
 
   constructor(db: DatabaseSync, synchronous: string, readers?: ReaderPool) {
     this.#db = db;
@@ -86,33 +68,21 @@ export class NodeSqliteConnection {
    */
   read<R>(sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
     if (!this.#readers) return undefined;
-    let read = this.#reads.get(sql);
-    if (read === undefined) {
-      read = classify(sql) ?? false;
-      if (this.#reads.size >= READS_KEPT) this.#reads.delete(this.#reads.keys().next().value as string);
-      this.#reads.set(sql, read);
-    }
+    const read = this.#reads.of(sql);
     if (read === false) return undefined;
-    if (read.point && read.cost < CHEAP_MS) {
+    if (isCheap(read, CHEAP_MS)) {
       // In a transaction, the caller waits for its end (milliseconds) and runs the read here then,
       // rather than queue it behind slow reads on the threads.
       if (this.#db.isTransaction) return undefined;
       const started = cpuMs();
       const result = this.execute<R>(sql, params);
-      this.#ran(read, cpuMs() - started, result.rows.length);
+      ran(read, cpuMs() - started, result.rows.length);
       return result;
     }
-    const known = read;
     return this.#readers.read(sql, params, read.cost, read.point).then(({ rows, ms }) => {
-      this.#ran(known, ms, rows.length);
+      ran(read, ms, rows.length);
       return { rows: rows as R[] };
     });
-  }
-
-  /** Keeps the cost of a read: it rises at once with a slow run and falls slowly with quick ones. */
-  #ran(read: Read, ms: number, rows: number): void {
-    if (rows > 1) read.point = false;
-    read.cost = read.cost === Infinity || ms > read.cost ? ms : read.cost + (ms - read.cost) * 0.2;
   }
 
   /** A cached prepared statement; the cache is bounded so dynamic SQL cannot grow it forever. */

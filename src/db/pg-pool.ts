@@ -2,11 +2,22 @@
 // parses and plans each distinct statement once per connection instead of on every call (measured
 // 2.6x faster for point queries). Names are given per distinct SQL text, up to a bound, so dynamic
 // SQL cannot grow the server's per-connection statement cache without limit.
+//
+// Cheap point reads have a lane of their own: a few connections they take when every connection of
+// the pool is busy, so that a GET of one record never queues behind slow lists for a connection. A
+// statement is cheap when its text looks up single rows and its recent runs were quick
+// (read-costs.ts). Kysely's connections take their real connection at their first statement, so a
+// read through the query builder finds its lane too; a transaction begins on the pool.
 import pg from 'pg';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import { isCheap, ran, ReadCosts, type Read } from './read-costs.ts';
 
 const MAX_NAMED_STATEMENTS = 1000;
 const names = new Map<string, string>();
+/** Connections of the point-read lane, beyond the pool's. */
+const LANE_SIZE = 2;
+/** A point read whose recent runs all took less than this (ms, on its connection) may take the lane. */
+const CHEAP_MS = 5;
 
 /** The name under which `sql` runs as a prepared statement, or undefined past the bound. */
 export function statementName(sql: string): string | undefined {
@@ -26,33 +37,103 @@ const types = {
   },
 };
 
-export function createPgPool(connectionString: string, max = 10): { pool: PostgresPool; raw: pg.Pool } {
-  const raw = new pg.Pool({ connectionString, max, types, connectionTimeoutMillis: 5000 });
-  // An idle client that loses its server (restart, failover) emits 'error'; without a listener that
-  // would crash the process. The pool replaces the client on the next checkout.
-  raw.on('error', () => {});
-  const wrapped = new WeakSet<pg.PoolClient>();
-  const pool: PostgresPool = {
-    options: raw.options,
-    async connect(): Promise<PostgresPoolClient> {
-      const client = await raw.connect();
-      if (!wrapped.has(client)) {
-        wrapped.add(client);
-        // A checked-out client is not covered by the pool's listener: a connection lost between two
-        // statements of a transaction would emit 'error' with no listener and crash the process. The
-        // next statement fails instead (503), and the pool drops the client when it is released.
-        client.on('error', () => {});
-        const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-        // Other arguments (a callback, as pool.query passes one) are passed through.
-        (client as unknown as { query: unknown }).query = (text: unknown, ...rest: unknown[]) => {
-          if (typeof text !== 'string') return query(text, ...rest);
-          const name = statementName(text);
-          return name ? query({ name, text, values: rest[0] }, ...rest.slice(1)) : query(text, ...rest);
-        };
-      }
-      return client as unknown as PostgresPoolClient;
+export interface PgPools {
+  /** For Kysely. */
+  pool: PostgresPool;
+  /** Runs one statement outside any transaction, in the lane it belongs in. */
+  query(text: string, values: readonly unknown[]): Promise<pg.QueryResult>;
+}
+
+export function createPgPool(connectionString: string, max = 10): PgPools {
+  const lanes = new Lanes(connectionString, max);
+  return {
+    pool: {
+      options: lanes.main.options,
+      connect: async () => new LazyClient(lanes) as unknown as PostgresPoolClient,
+      end: () => lanes.end(),
     },
-    end: () => raw.end(),
+    async query(text, values) {
+      const read = lanes.costs.of(text);
+      const client = await lanes.poolFor(read).connect();
+      try {
+        const result = await lanes.run(client, read, text, values);
+        client.release();
+        return result;
+      } catch (error) {
+        // As pg's own pool.query does: a client whose statement failed is not reused.
+        client.release(error as Error);
+        throw error;
+      }
+    },
   };
-  return { pool, raw };
+}
+
+/** The pool, and the lane of cheap point reads beside it. */
+class Lanes {
+  readonly main: pg.Pool;
+  readonly lane: pg.Pool;
+  readonly costs = new ReadCosts();
+  readonly #max: number;
+
+  constructor(connectionString: string, max: number) {
+    this.#max = max;
+    this.main = Lanes.#open(connectionString, max);
+    this.lane = Lanes.#open(connectionString, LANE_SIZE);
+  }
+
+  static #open(connectionString: string, max: number): pg.Pool {
+    const pool = new pg.Pool({ connectionString, max, types, connectionTimeoutMillis: 5000 });
+    // An idle client that loses its server (restart, failover) emits 'error'; without a listener that
+    // would crash the process. The pool replaces the client on the next checkout.
+    pool.on('error', () => {});
+    // A checked-out client is not covered by the pool's listener: a connection lost between two
+    // statements of a transaction would emit 'error' with no listener and crash the process. The next
+    // statement fails instead (503), and the pool drops the client when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return pool;
+  }
+
+  /** The lane when `read` is a cheap point read and every connection of the pool is busy. */
+  poolFor(read: Read | false): pg.Pool {
+    return isCheap(read, CHEAP_MS) && this.main.idleCount === 0 && this.main.totalCount >= this.#max ? this.lane : this.main;
+  }
+
+  /** Runs `text` on `client` as a named statement, and learns what it cost when it reads. */
+  async run(client: pg.PoolClient, read: Read | false, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+    const name = statementName(text);
+    const started = performance.now();
+    const result = await client.query(name ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] });
+    if (read !== false) ran(read, performance.now() - started, result.rows.length);
+    return result;
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([this.main.end(), this.lane.end()]);
+  }
+}
+
+/**
+ * A client for Kysely that takes its connection at its first statement, from the pool that
+ * statement belongs in, and keeps it until released (a transaction's statements share it).
+ */
+class LazyClient {
+  readonly #lanes: Lanes;
+  #client: pg.PoolClient | undefined;
+
+  constructor(lanes: Lanes) {
+    this.#lanes = lanes;
+  }
+
+  async query<R>(text: string, values: readonly unknown[]): Promise<PostgresQueryResult<R>> {
+    const read = this.#lanes.costs.of(text);
+    this.#client ??= await this.#lanes.poolFor(read).connect();
+    return (await this.#lanes.run(this.#client, read, text, values)) as unknown as PostgresQueryResult<R>;
+  }
+
+  /** `true` (or an error) drops the connection instead of returning it to its pool. */
+  release(destroy?: boolean | Error): void {
+    const client = this.#client;
+    this.#client = undefined;
+    client?.release(destroy);
+  }
 }

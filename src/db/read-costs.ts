@@ -1,0 +1,51 @@
+// What a store has learnt of the statements that only read: which look up single rows, and what
+// their recent runs cost. Both stores give cheap point reads a lane of their own, so that a GET of one
+// record never waits behind slow reads (SQLite: the connection on the event loop rather than a
+// reader thread's queue; PostgreSQL: connections kept for them when the pool is busy).
+
+/** What is known of a statement that only reads. */
+export interface Read {
+  /** Its text looks up single rows: no aggregate, no grouping, no page of many rows. */
+  point: boolean;
+  /** What its recent runs took, ms: a decaying maximum (Infinity before the first run). */
+  cost: number;
+}
+
+/** How a statement reads, or undefined when it writes (anything but a select or a `with` that only selects). */
+function classify(sql: string): Read | undefined {
+  const text = sql.replace(/^(\s*\/\*.*?\*\/)*\s*/s, '');
+  const reads = /^select\b/i.test(text) || (/^with\b/i.test(text) && !/\b(insert|update|delete|replace)\b/i.test(text));
+  if (!reads) return undefined;
+  const point = !/\b(count|sum|avg|min|max|total|group_concat|json_group_array|json_agg|string_agg)\s*\(|\bgroup\s+by\b|\blimit\s+(\?|\$\d|[2-9]|\d\d)/i.test(text);
+  return { point, cost: Infinity };
+}
+
+const KEPT = 1000;
+
+export class ReadCosts {
+  /** Per statement text: how it reads, or false when it writes. Bounded, as dynamic SQL could grow it. */
+  readonly #reads = new Map<string, Read | false>();
+
+  /** What is known of `sql`, or false when it writes. */
+  of(sql: string): Read | false {
+    let read = this.#reads.get(sql);
+    if (read === undefined) {
+      read = classify(sql) ?? false;
+      if (this.#reads.size >= KEPT) this.#reads.delete(this.#reads.keys().next().value as string);
+      this.#reads.set(sql, read);
+    }
+    return read;
+  }
+}
+
+/** True for a point read whose recent runs all took less than `ms`. */
+export const isCheap = (read: Read | false, ms: number): boolean => read !== false && read.point && read.cost < ms;
+
+/**
+ * Records a run of `read`: its cost rises at once with a slow run and falls slowly with quick ones,
+ * and a run that answered more than one row makes it no point read.
+ */
+export function ran(read: Read, ms: number, rows: number): void {
+  if (rows > 1) read.point = false;
+  read.cost = read.cost === Infinity || ms > read.cost ? ms : read.cost + (ms - read.cost) * 0.2;
+}
