@@ -107,4 +107,28 @@ describe('group commit', () => {
     const listed = (await t.live.get('/v1/lists?limit=100')).json().data.map((l: { id: string }) => l.id);
     expect(listed).toEqual([...made].reverse());
   });
+
+  it('applies a custom field defined in a burst to the creates committed after it, not before', async () => {
+    const t = await tenant(app);
+    const list = await newList(t.live);
+    // Definitions are read once per transaction: the field's create must drop them for the writes
+    // after it in the same transaction, which are then refused for lacking the required field.
+    const creates = (from: number) => Array.from({ length: 15 }, (_, i) => t.live.post('/v1/contacts', { list_id: list, name: `Contact ${from + i}` }));
+    const answers = await Promise.all([
+      ...creates(0),
+      t.live.post('/v1/fields', { object: 'contacts', name: 'tier', data_type: 'text', required: true }),
+      ...creates(15),
+    ]);
+    const field = answers[15];
+    expect(field.statusCode).toBe(201);
+    const contacts = answers.filter((a) => a !== field);
+    expect(contacts.every((a) => a.statusCode === 201 || a.statusCode === 422)).toBe(true);
+    // Commit order decides: every contact stored came before the field, every one refused after it.
+    const order = (await allEvents(t.live)).reverse().map((e) => e.data.object.id);
+    const fieldAt = order.indexOf(field.json().data.id);
+    for (const a of contacts.filter((c) => c.statusCode === 201)) expect(order.indexOf(a.json().data.id)).toBeLessThan(fieldAt);
+    const listed = (await t.live.get('/v1/contacts?limit=100')).json();
+    expect(listed.pagination.total).toBe(contacts.filter((c) => c.statusCode === 201).length);
+    expect(listed.data.every((c: { custom_fields: object }) => !('tier' in c.custom_fields))).toBe(true);
+  });
 });

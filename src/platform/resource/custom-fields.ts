@@ -51,25 +51,29 @@ export async function fieldDefinitions(db: Kysely<DB>, scope: Scope, object: str
   return rows.map(toDefinition);
 }
 
-// The definitions a write reads, kept for the rest of that write: a batch of a hundred records
-// would otherwise read them a hundred times. A field write in the same write drops them.
-const readByWrite = new WeakMap<WriteContext, Map<string, Promise<FieldDefinition[]>>>();
+// The definitions a transaction reads, kept until it ends: a batch of a hundred records, or the
+// hundred creates that share one group commit, would otherwise read them a hundred times. They cannot
+// change meanwhile: every write of the tenant holds its lock until the commit, and a field write in
+// the same transaction drops them.
+const readByTransaction = new WeakMap<WriteContext['tx'], Map<string, Promise<FieldDefinition[]>>>();
+const keyOf = (w: WriteContext, object: string) => `${w.scope.orgId}\u0000${w.scope.mode}\u0000${object}`;
 
-/** `fieldDefinitions` in a write, read once per write and object. */
+/** `fieldDefinitions` in a write, read once per transaction, tenant and object. */
 export function definitionsIn(w: WriteContext, object: string): Promise<FieldDefinition[]> {
-  let read = readByWrite.get(w);
-  if (!read) readByWrite.set(w, (read = new Map()));
-  let defs = read.get(object);
+  let read = readByTransaction.get(w.tx);
+  if (!read) readByTransaction.set(w.tx, (read = new Map()));
+  const key = keyOf(w, object);
+  let defs = read.get(key);
   if (!defs) {
     defs = fieldDefinitions(w.tx, w.scope, object);
-    read.set(object, defs);
-    defs.catch(() => read.delete(object));
+    read.set(key, defs);
+    defs.catch(() => read.delete(key));
   }
   return defs;
 }
 
-/** The write changed field definitions: its next reads of them go to the store. */
-export const definitionsChanged = (w: WriteContext): void => void readByWrite.delete(w);
+/** The write changed field definitions: its transaction's next reads of them go to the store. */
+export const definitionsChanged = (w: WriteContext): void => void readByTransaction.delete(w.tx);
 
 /** The definitions that apply to a record: global ones, and those of the record's list. */
 export const applicable = (defs: FieldDefinition[], listId: unknown) =>
