@@ -9,6 +9,7 @@
 // one each. A write that fails rolls the shared transaction back; its batch is then run again one
 // write per transaction, so only the failing write fails and nothing is ever half applied (when
 // the store itself is unreachable, the whole batch fails at once instead).
+import { setImmediate as turn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CompiledQuery, sql, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
@@ -297,8 +298,13 @@ async function commitTogether(database: Database, writes: Write[]): Promise<unkn
   });
 }
 
-/** Runs `work` as one write of `scope` in its own transaction (the CLI, the seeders). */
+/**
+ * Runs `work` as one write of `scope` in its own transaction (jobs, the CLI, the seeders), after
+ * letting the event loop turn: on SQLite nothing in a write waits for I/O, so a job writing batch
+ * after batch (an import of a million rows) would otherwise hold every request until its end.
+ */
 export async function runWrite<T>(database: Database, scope: Scope, work: Work<T>): Promise<T> {
+  await turn();
   const [result] = await commitTogether(database, [{ scope, work }]);
   return result as T;
 }

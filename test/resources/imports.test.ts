@@ -2,6 +2,7 @@
 // guessed), modes, malformed rows, delimiters, cancel, isolation, resuming, URLs and the size limit.
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -162,6 +163,29 @@ describe('imports', () => {
     const companies = (await t.live.get(`/v1/companies?list_id=${listId}`)).json().data;
     expect(companies).toHaveLength(1);
     expect(companies[0]).toMatchObject({ name: 'Engines Ltd', domain: 'engines.example', employee_count: 250, tags: ['vip', 'q4'] });
+  });
+
+  it('goes on answering requests while it runs: a poll over a socket sees it part way', async () => {
+    const t = await tenant(app);
+    const listId = await list(t);
+    const rows = 6000;
+    const csv = `Email,Name\n${Array.from({ length: rows }, (_, i) => `bulk${i}@example.com,Person ${i}`).join('\n')}\n`;
+    if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const res = await upload(app, t.live_token, { csv, fields: { object: 'contacts', list_id: listId } });
+    expect(res.statusCode).toBe(201);
+    // Twelve batches of 500 rows: between two of them, the poll waiting on the socket is answered.
+    const seen: Array<{ status: string; rows_processed: number; created: number }> = [];
+    for (;;) {
+      const poll = await fetch(`http://127.0.0.1:${port}/v1/imports/${String(res.json().data.id)}`, { headers: { authorization: `Bearer ${t.live_token}` } });
+      expect(poll.status).toBe(200);
+      seen.push(((await poll.json()) as { data: (typeof seen)[number] }).data);
+      if (!['queued', 'running'].includes(seen.at(-1)!.status)) break;
+      // 40 polls a second at most: within the key's rate limit.
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(seen.some((s) => s.status === 'running' && s.rows_processed > 0 && s.rows_processed < rows)).toBe(true);
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', rows_processed: rows, created: rows });
   });
 
   it('is visible to its own tenant only', async () => {
