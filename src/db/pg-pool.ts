@@ -93,17 +93,31 @@ class Lanes {
     return pool;
   }
 
-  /** The lane when `read` is a cheap point read and every connection of the pool is busy. */
-  poolFor(read: Read | false): pg.Pool {
-    return isCheap(read, CHEAP_MS) && this.main.idleCount === 0 && this.main.totalCount >= this.#max ? this.lane : this.main;
+  /** Every connection of the pool is busy. */
+  #saturated(): boolean {
+    return this.main.idleCount === 0 && this.main.totalCount >= this.#max;
   }
 
-  /** Runs `text` on `client` as a named statement, and learns what it cost when it reads. */
+  /** The lane when `read` is a cheap point read and every connection of the pool is busy. */
+  poolFor(read: Read | false): pg.Pool {
+    return isCheap(read, CHEAP_MS) && this.#saturated() ? this.lane : this.main;
+  }
+
+  /**
+   * Runs `text` on `client` as a named statement, and learns what it cost when it reads. While the
+   * pool is saturated a run only lowers that cost: the server's CPU is then shared by every busy
+   * connection, and a point read's wall time says more about the load than about the read (learning
+   * from it, a read pushed out of the lane by one slow run would never come back).
+   */
   async run(client: pg.PoolClient, read: Read | false, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
     const name = statementName(text);
+    const loaded = this.#saturated();
     const started = performance.now();
     const result = await client.query(name ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] });
-    if (read !== false) ran(read, performance.now() - started, result.rows.length);
+    if (read !== false) {
+      const ms = performance.now() - started;
+      ran(read, loaded ? Math.min(ms, read.cost) : ms, result.rows.length);
+    }
     return result;
   }
 
