@@ -38,15 +38,20 @@ function randomPart(now: number): { time: number; bytes: Buffer } {
   return { time: now, bytes: lastRandom };
 }
 
+/** The 10 characters of an id that give its time: milliseconds, most significant first. */
+function encodeTime(ms: number): string {
+  let out = '';
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
 /** A new id; `at` (milliseconds) is for records made with a given creation time (seeding). */
 export function newId(prefix: string, at?: number): string {
-  const { time: now, bytes } = at === undefined ? randomPart(Date.now()) : { time: at, bytes: random10() };
-  let out = '';
-  let time = now;
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[time % 32] + out;
-    time = Math.floor(time / 32);
-  }
+  const { time, bytes } = at === undefined ? randomPart(Date.now()) : { time: at, bytes: random10() };
+  let out = encodeTime(time);
   // 80 bits → 16 base32 characters, 5 bits at a time.
   let acc = 0;
   let bits = 0;
@@ -64,3 +69,33 @@ export function newId(prefix: string, at?: number): string {
 
 /** Unix seconds, the API's timestamp unit. */
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** The millisecond an id was minted in. */
+export function idMillis(id: string): number {
+  const time = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11);
+  let ms = 0;
+  for (const c of time) ms = ms * 32 + ALPHABET.indexOf(c);
+  return ms;
+}
+
+/** The smallest id of `prefix` minted at `ms` or later: ids below it were all minted before. */
+export const firstIdAt = (prefix: string, ms: number): string => `${prefix}_${encodeTime(Math.max(0, ms))}${'0'.repeat(16)}`;
+
+/**
+ * How many seconds a record's `created_at` may fall before the second its id was minted in. A write
+ * reads its clock when it starts and mints ids as it goes, so an id is minted in the second of
+ * `created_at` or shortly after; the kernel's create keeps it within this (`creationTime`), and a
+ * list filtered by creation time walks only the ids such records can have: a page whose range ends
+ * at second B reads at most this many seconds of later records beyond it.
+ */
+export const CREATION_LAG_SECONDS = 5;
+
+/**
+ * The `created_at` of a record whose write started at `now` (unix seconds) and whose id is `id`:
+ * `now`, unless the id was minted more than CREATION_LAG_SECONDS later (a long write) or before
+ * `now` (a clock set back), when the id's own second is the truer creation time.
+ */
+export function creationTime(id: string, now: number): number {
+  const minted = Math.floor(idMillis(id) / 1000);
+  return minted >= now && minted - now <= CREATION_LAG_SECONDS ? now : minted;
+}

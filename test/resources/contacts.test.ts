@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, tenant, testApp, type Client } from '../helpers/app.ts';
+import { walk, type Json } from '../helpers/records.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -268,6 +269,43 @@ describe('GET /v1/contacts filters', () => {
     const page = (await t.live.get('/v1/contacts?title=engineer&limit=1')).json();
     expect(page.pagination).toMatchObject({ total: 2, has_next: true, limit: 1 });
     expect((await t.live.get(`/v1/contacts?list_id=${b}`)).json().pagination.total).toBe(3);
+  });
+});
+
+describe('GET /v1/contacts by creation time', () => {
+  // A page of a creation-time window walks the key over the ids its records can have: every
+  // boundary must still give exactly the records created in the window, page after page.
+  const idsOf = (records: Json[]) => records.map((r) => r.id as string);
+  const within = (records: Json[], after?: number, before?: number) =>
+    idsOf(records.filter((r) => (after === undefined || r.created_at >= after) && (before === undefined || r.created_at < before)));
+
+  it('gives exactly the sandbox contacts of each window, created over months', async () => {
+    const t = await tenant(app);
+    const everyone = await walk(t.test, '/v1/contacts', 200);
+    const times = [...new Set(everyone.map((c) => c.created_at as number))].sort((a, b) => a - b);
+    expect(times.length).toBeGreaterThan(20);
+    const step = Math.ceil(times.length / 10);
+    const picks = [...times.filter((_, i) => i % step === 0), times[times.length - 1]];
+    for (const [i, v] of picks.entries()) {
+      expect(idsOf(await walk(t.test, `/v1/contacts?created_after=${v}`, 40))).toEqual(within(everyone, v));
+      expect(idsOf(await walk(t.test, `/v1/contacts?created_before=${v}`, 40))).toEqual(within(everyone, undefined, v));
+      expect(idsOf(await walk(t.test, `/v1/contacts?created_after=${v}&created_before=${v + 1}`, 2))).toEqual(within(everyone, v, v + 1));
+      const next = picks[i + 1] ?? v + 1;
+      expect(idsOf(await walk(t.test, `/v1/contacts?created_after=${v}&created_before=${next}`, 7))).toEqual(within(everyone, v, next));
+    }
+  });
+
+  it('gives exactly the contacts created in this second and the ones before', async () => {
+    const t = await tenant(app);
+    const list = await makeList(t.live);
+    const made: Json[] = [];
+    for (let i = 0; i < 5; i++) made.push(await makeContact(t.live, { list_id: list, first_name: `C${i}` }));
+    const newestFirst = [...made].reverse();
+    for (const v of new Set(made.map((c) => c.created_at as number))) {
+      expect(idsOf(await walk(t.live, `/v1/contacts?created_after=${v}`, 2))).toEqual(within(newestFirst, v));
+      expect(idsOf(await walk(t.live, `/v1/contacts?created_before=${v}`, 2))).toEqual(within(newestFirst, undefined, v));
+      expect(idsOf(await walk(t.live, `/v1/contacts?created_after=${v}&created_before=${v + 1}`, 2))).toEqual(within(newestFirst, v, v + 1));
+    }
   });
 });
 

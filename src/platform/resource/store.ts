@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.ts';
 import { containsInsensitive, jsonArrayHas } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
 import { resourceEvent } from '../event-types.ts';
-import { newId } from '../ids.ts';
+import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type WriteContext } from '../write.ts';
@@ -94,12 +94,36 @@ export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: S
   return r.customFields ? whereCustomFields(db, scope, q as never, query) as typeof q : q;
 }
 
+type Selected = ReturnType<ReturnType<typeof filtered>['selectAll']>;
+
+/**
+ * The ids a record created in the query's `created_at` range can have. Ids carry the millisecond
+ * they were minted in, and a record's `created_at` is at most CREATION_LAG_SECONDS before it
+ * (`creationTime`), never after: so a page walks the key over that id range, where the index on
+ * `created_at` would yield the whole range to be sorted by id (seconds for a range of a million).
+ */
+function idRange(r: Resource, query: Query): Array<['>=' | '<', string]> {
+  const bounds: Array<['>=' | '<', string]> = [];
+  for (const f of usedFilters(r, query)) {
+    if (f.column !== 'created_at') continue;
+    const seconds = Number(query[f.param]);
+    if (f.op === 'gte') bounds.push(['>=', firstIdAt(r.prefix, seconds * 1000)]);
+    else if (f.op === 'lt' || f.op === 'lte') bounds.push(['<', firstIdAt(r.prefix, (seconds + (f.op === 'lte' ? 1 : 0) + CREATION_LAG_SECONDS) * 1000)]);
+  }
+  return bounds;
+}
+
+/** One page of the query's rows `q` in keyset order (newest first). */
+export function keysetPage(r: Resource, q: Selected, query: Query, page: PageRequest): Selected {
+  for (const [op, id] of idRange(r, query)) q = q.where(sql.ref('id'), op, id);
+  if (page.after !== undefined) q = q.where(sql.ref('id'), '<', String(page.after));
+  return q.orderBy(sql.ref('id'), 'desc').limit(page.take).offset(page.offset);
+}
+
 /** One page in keyset order (newest first). */
 export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>): Promise<Row[]> {
   if (r.hooks?.list) return r.hooks.list(db, dialect, scope, query, page, total);
-  let q = filtered(r, db, dialect, scope, query).selectAll();
-  if (page.after !== undefined) q = q.where(sql.ref('id'), '<', String(page.after));
-  return (await q.orderBy(sql.ref('id'), 'desc').limit(page.take).offset(page.offset).execute()) as Row[];
+  return (await keysetPage(r, filtered(r, db, dialect, scope, query).selectAll(), query, page).execute()) as Row[];
 }
 
 /** The exact number of rows matching the query; unfiltered, the maintained counter when there is one. */
@@ -154,7 +178,9 @@ function splitAssociations(r: Resource, input: Record<string, unknown>): { field
 
 export async function createRecord(r: Resource, w: WriteContext, given: Record<string, unknown>): Promise<ApiRecord> {
   const { fields: input, associations } = splitAssociations(r, given);
-  const row: Record<string, unknown> = { id: newId(r.prefix), ...tenantOf(w.scope), created_at: w.now, updated_at: w.now };
+  const id = newId(r.prefix);
+  const created = creationTime(id, w.now);
+  const row: Record<string, unknown> = { id, ...tenantOf(w.scope), created_at: created, updated_at: created };
   for (const [name, f] of Object.entries(r.fields)) {
     const given = f.readOnly ? undefined : input[name];
     row[name] = f.toRow(given === undefined ? f.default : given);

@@ -9,7 +9,7 @@ import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { hasCustomFilters } from '../../platform/resource/custom-field-values.ts';
-import { filtered, present } from '../../platform/resource/store.ts';
+import { filtered, keysetPage, present } from '../../platform/resource/store.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { readCounter, type WriteContext } from '../../platform/write.ts';
@@ -76,9 +76,7 @@ export async function list(db: Kysely<DB>, dialect: Dialect, scope: Scope, query
     ids = ids.orderBy('contacts.id', 'desc').limit(page.take).offset(page.offset);
     return (await selectIn(db, 'contacts', scope).selectAll().where('id', 'in', ids).orderBy('id', 'desc').execute()) as unknown as Row[];
   }
-  let q = filtered(contacts, db, dialect, scope, query).selectAll();
-  if (page.after !== undefined) q = q.where(sql.ref('id'), '<', String(page.after));
-  return (await q.orderBy(sql.ref('id'), 'desc').limit(page.take).offset(page.offset).execute()) as Row[];
+  return (await keysetPage(contacts, filtered(contacts, db, dialect, scope, query).selectAll(), query, page).execute()) as Row[];
 }
 
 /**
