@@ -25,7 +25,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { isCheap, ran, ReadCosts } from './read-costs.ts';
-import { ReaderPool } from './sqlite-readers.ts';
+import { ReaderPool, rowObjects } from './sqlite-readers.ts';
 
 const STATEMENT_CACHE_SIZE = 500;
 /** Leading comment of a statement whose own commit need not be synced (see execute). */
@@ -43,7 +43,7 @@ export class NodeSqliteConnection {
   readonly #db: DatabaseSync;
   readonly #synchronous: string;
   readonly #readers: ReaderPool | undefined;
-  readonly #statements = new Map<string, { stmt: StatementSync; reader: boolean }>();
+  readonly #statements = new Map<string, Prepared>();
   readonly #reads = new ReadCosts();
 
   constructor(db: DatabaseSync, synchronous: string, readers?: ReaderPool) {
@@ -86,11 +86,14 @@ export class NodeSqliteConnection {
   }
 
   /** A cached prepared statement; the cache is bounded so dynamic SQL cannot grow it forever. */
-  prepare(sql: string): { stmt: StatementSync; reader: boolean } {
+  prepare(sql: string): Prepared {
     let entry = this.#statements.get(sql);
     if (!entry) {
       const stmt = this.#db.prepare(sql);
-      entry = { stmt, reader: stmt.columns().length > 0 };
+      const columns = stmt.columns().map((c) => c.name);
+      // Rows as arrays, made objects here: cheaper than the driver's objects (see rowObjects).
+      if (columns.length > 0) stmt.setReturnArrays(true);
+      entry = { stmt, columns: columns.length > 0 ? columns : undefined };
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
         this.#statements.delete(this.#statements.keys().next().value as string);
       }
@@ -100,14 +103,14 @@ export class NodeSqliteConnection {
   }
 
   execute<R>(sql: string, params: readonly unknown[]): QueryResult<R> {
-    const { stmt, reader } = this.prepare(sql);
+    const { stmt, columns } = this.prepare(sql);
     // A statement marked NOT_DURABLE commits without syncing the log when it runs on its own: a
     // later synced commit makes it durable too (the log is written in order), and losing it in a
     // power cut loses nothing else.
     const relaxed = sql.startsWith(NOT_DURABLE) && !this.#db.isTransaction;
     if (relaxed) this.#db.exec('PRAGMA synchronous = NORMAL');
     try {
-      if (reader) return { rows: stmt.all(...(params as never[])) as R[] };
+      if (columns) return { rows: rowObjects(columns, stmt.all(...(params as never[])) as unknown as unknown[][]) as R[] };
       const { changes, lastInsertRowid } = stmt.run(...(params as never[]));
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     } finally {
@@ -129,9 +132,15 @@ export class NodeSqliteConnection {
   }
 
   *iterate<R>(compiled: CompiledQuery): IterableIterator<QueryResult<R>> {
-    const { stmt } = this.prepare(compiled.sql);
-    for (const row of stmt.iterate(...(compiled.parameters as never[]))) yield { rows: [row as R] };
+    const { stmt, columns } = this.prepare(compiled.sql);
+    for (const row of stmt.iterate(...(compiled.parameters as never[]))) yield { rows: rowObjects(columns ?? [], [row as unknown as unknown[]]) as R[] };
   }
+}
+
+/** A prepared statement, with the names of the columns it answers (undefined when it answers none). */
+interface Prepared {
+  stmt: StatementSync;
+  columns: string[] | undefined;
 }
 
 /**

@@ -27,14 +27,18 @@ db.exec('PRAGMA cache_size = -4096');
 const statements = new Map();
 const STATEMENT_CACHE_SIZE = 500;
 
+// Rows leave as arrays beside their column names: both building them and copying them to the
+// event loop cost about a third of what the same rows as objects cost.
 function prepare(sql) {
-  let stmt = statements.get(sql);
-  if (!stmt) {
-    stmt = db.prepare(sql);
+  let entry = statements.get(sql);
+  if (!entry) {
+    const stmt = db.prepare(sql);
+    stmt.setReturnArrays(true);
+    entry = { stmt, columns: stmt.columns().map((c) => c.name) };
     if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value);
-    statements.set(sql, stmt);
+    statements.set(sql, entry);
   }
-  return stmt;
+  return entry;
 }
 
 /** CPU time of this thread, ms. */
@@ -43,8 +47,8 @@ function cpuMs() {
   return (user + system) / 1000;
 }
 
-// A message is a batch of [id, sql, params, quick]; answers are batches of [id, rows, ms] or
-// [id, undefined, ms, error], `ms` the query's CPU time. Answers go back before a query that is not
+// A message is a batch of [id, sql, params, quick]; answers are batches of [id, ms, columns, rows]
+// or [id, ms, undefined, undefined, error], `ms` the query's CPU time. Answers go back before a query that is not
 // quick starts, and whenever a millisecond has passed, so a slow query holds back no answer.
 parentPort.on('message', (batch) => {
   let answers = [];
@@ -57,11 +61,12 @@ parentPort.on('message', (batch) => {
     }
     const started = cpuMs();
     try {
-      const rows = prepare(sql).all(...params);
-      answers.push([id, rows, cpuMs() - started]);
+      const { stmt, columns } = prepare(sql);
+      const rows = stmt.all(...params);
+      answers.push([id, cpuMs() - started, columns, rows]);
     } catch (error) {
       const { message, code, errcode, errstr } = error;
-      answers.push([id, undefined, cpuMs() - started, { message, code, errcode, errstr }]);
+      answers.push([id, cpuMs() - started, undefined, undefined, { message, code, errcode, errstr }]);
     }
     if (performance.now() - since > 1) {
       parentPort.postMessage(answers);

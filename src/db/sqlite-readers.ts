@@ -17,7 +17,7 @@ export interface ReadResult {
 }
 
 type Query = [id: number, sql: string, params: readonly unknown[], quick: boolean];
-type Answer = [id: number, rows: unknown[] | undefined, ms: number, error?: Record<string, unknown>];
+type Answer = [id: number, ms: number, columns: string[] | undefined, rows: unknown[][] | undefined, error?: Record<string, unknown>];
 
 interface Pending {
   query: Query;
@@ -37,6 +37,23 @@ interface Reader {
 const READER = new URL('./sqlite-reader.js', import.meta.url);
 /** Expected work, ms, that one message to a thread carries beyond its first query. */
 const MESSAGE_MS = 1;
+
+/**
+ * Rows as objects, from the arrays a statement returned with `setReturnArrays`: node:sqlite builds
+ * arrays faster than objects, a thread copies them to the event loop faster, and this loop makes the
+ * objects faster than the driver does (measured on a page of 51 rows of 19 columns: 99 + 17 µs
+ * against 165 µs; the copy from a thread 58 µs against 164 µs).
+ */
+export function rowObjects(columns: string[], rows: unknown[][]): Array<Record<string, unknown>> {
+  const out = new Array<Record<string, unknown>>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const values = rows[r];
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) row[columns[c]] = values[c];
+    out[r] = row;
+  }
+  return out;
+}
 
 /** An error of the reader's connection, with the properties of a `node:sqlite` error. */
 function readError(fields: Record<string, unknown>): Error {
@@ -125,13 +142,13 @@ export class ReaderPool {
   }
 
   #answer(reader: Reader, answers: Answer[]): void {
-    for (const [id, rows, ms, error] of answers) {
+    for (const [id, ms, columns, rows, error] of answers) {
       const pending = this.#pending.get(id);
       if (!pending) continue;
       this.#pending.delete(id);
       reader.inFlight--;
       if (error) pending.reject(readError(error));
-      else pending.resolve({ rows: rows!, ms });
+      else pending.resolve({ rows: rowObjects(columns!, rows!), ms });
     }
     if (reader.inFlight > 0) return;
     reader.worker.unref();
