@@ -58,6 +58,20 @@ describe('exports', () => {
     expect(comparable(copy)).toEqual(comparable(original));
   });
 
+  it('exports exactly the contacts of a creation-time window', async () => {
+    const t = await tenant(app);
+    const list = (await t.live.post('/v1/lists', { name: 'Window', type: 'contacts' })).json().data.id as string;
+    const made: Array<{ id: string; created_at: number }> = [];
+    for (const name of ['One', 'Two', 'Three']) made.push((await t.live.post('/v1/contacts', { list_id: list, name })).json().data);
+    const exportedIds = async (filters: object) => (await exportCsv(t, { object: 'contacts', filters })).trim().split('\r\n').slice(1).map((line) => line.split(',')[0]).sort();
+    const created = made.map((c) => c.created_at);
+    const from = Math.min(...created);
+    const idsWhere = (keep: (at: number) => boolean) => made.filter((c) => keep(c.created_at)).map((c) => c.id).sort();
+    expect(await exportedIds({ created_after: from, created_before: from + 1 })).toEqual(idsWhere((at) => at === from));
+    expect(await exportedIds({ created_after: from })).toEqual(idsWhere(() => true));
+    expect(await exportedIds({ created_before: from })).toEqual([]);
+  });
+
   it('exports companies, with progress and a round trip', async () => {
     const source = await tenant(app);
     await source.live.post('/v1/companies', { name: 'Engines Ltd', domain: 'engines.example', employee_count: 250, industry: 'Software' });

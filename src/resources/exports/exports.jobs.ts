@@ -1,14 +1,13 @@
 // The work of an export: the records matching its filters read a page at a time in keyset order, in
 // their API form, written as CSV chunks to the store. An export that is interrupted starts over
 // (its partial file is dropped first): it writes nothing else, so running it twice is harmless.
-import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../db/schema.ts';
 import { defineJobKind } from '../../platform/jobs/kinds.ts';
 import { resolveCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { fieldDefinitions } from '../../platform/resource/custom-fields.ts';
 import type { Row } from '../../platform/resource/define.ts';
-import { countRows, filtered, present } from '../../platform/resource/store.ts';
+import { countRows, filtered, keysetPage, present } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { runWrite } from '../../platform/write.ts';
@@ -52,9 +51,7 @@ export async function runExport(database: Database, scope: Scope, id: string): P
   let after: string | undefined;
   let processed = 0;
   for (;;) {
-    let q = filtered(r, db, dialect, scope, query).selectAll();
-    if (after !== undefined) q = q.where(sql.ref('id'), '<', after);
-    const rows = (await q.orderBy(sql.ref('id'), 'desc').limit(PAGE).execute()) as Row[];
+    const rows = (await keysetPage(r, filtered(r, db, dialect, scope, query).selectAll(), query, { after, offset: 0, take: PAGE }).execute()) as Row[];
     if (rows.length === 0) break;
     const records = await present(r, db, scope, rows);
     const text = records.map((rec) => {
