@@ -48,8 +48,9 @@ function cpuMs() {
 }
 
 // A message is a batch of [id, sql, params, quick]; answers are batches of [id, ms, columns, rows]
-// or [id, ms, undefined, undefined, error], `ms` the query's CPU time. Answers go back before a query that is not
-// quick starts, and whenever a millisecond has passed, so a slow query holds back no answer.
+// or [id, ms, undefined, undefined, error], `ms` the query's CPU time. Answers go back before a
+// query that is not quick starts, and whenever a millisecond has passed, so a slow query holds back
+// no answer.
 parentPort.on('message', (batch) => {
   let answers = [];
   let since = performance.now();
