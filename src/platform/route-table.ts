@@ -1,12 +1,13 @@
 // The routes the app serves, recorded as they are added, so that the route table can be walked
 // (every route documented, every route with an id tenant-isolated) without a hand-kept list.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 
 export interface RouteEntry {
   method: string;
   /** Fastify form, with `:param` segments. */
   url: string;
   public: boolean;
+  schema: FastifySchema | undefined;
 }
 
 declare module 'fastify' {
@@ -20,7 +21,7 @@ export function recordRoutes(app: FastifyInstance): void {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: route.url, public: route.config?.public === true });
+      if (method !== 'HEAD') routes.push({ method, url: route.url, public: route.config?.public === true, schema: route.schema });
     }
   });
   app.decorate('routeTable', routes);

@@ -23,9 +23,21 @@ function makeAjv(coerceTypes: boolean | 'array') {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv('array');
 
+/**
+ * A route's validator, compiled by Ajv when it first validates (like the serializers, see
+ * serializers.ts: a process compiles only what it is asked). Its `errors` are the last call's.
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown): boolean => {
+    compiled ??= ajv.compile(schema as object);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate;
 };
 
 const LOC: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };

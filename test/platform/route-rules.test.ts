@@ -1,8 +1,10 @@
 // Rules the platform applies to every route, walked over the whole route table so that routes added
 // later are held to them too: unknown query parameters are 422 naming them; a route that takes no
 // body refuses one with 422 and changes nothing; a malformed cursor of any length is 400 bad_request.
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validatorCompiler } from '../../src/platform/validation.ts';
 import { client, newOrg, testApp } from '../helpers/app.ts';
 
 let app: FastifyInstance;
@@ -127,5 +129,31 @@ describe('malformed cursors of any length', () => {
       expect(res.statusCode, `${path} ${res.body.slice(0, 200)}`).toBe(400);
       expect(res.json()).toEqual({ type: 'bad_request', detail: expect.any(String) });
     }
+  });
+});
+
+describe('schemas compiled on first use', () => {
+  // Validators and serializers compile when a request first needs them (validation.ts,
+  // serializers.ts), so a schema that cannot compile would only fail the request that reaches it:
+  // compile every one here instead.
+  it('compiles every request and response schema of the route table', () => {
+    const compileSerializer = SerializerSelector()({}, {});
+    let validators = 0;
+    let serializers = 0;
+    for (const route of app.routeTable) {
+      const { response, ...parts } = (route.schema ?? {}) as Record<string, unknown>;
+      for (const [httpPart, schema] of Object.entries(parts)) {
+        if (!['body', 'querystring', 'params', 'headers'].includes(httpPart)) continue;
+        const validate = validatorCompiler({ schema, httpPart, method: route.method, url: route.url }) as (data: unknown) => boolean;
+        expect(() => validate(undefined), `${label(route)} ${httpPart}`).not.toThrow();
+        validators++;
+      }
+      for (const [status, schema] of Object.entries((response ?? {}) as Record<string, unknown>)) {
+        expect(() => compileSerializer({ schema, method: route.method, url: route.url, httpStatus: status }), `${label(route)} ${status}`).not.toThrow();
+        serializers++;
+      }
+    }
+    expect(validators).toBeGreaterThan(200);
+    expect(serializers).toBeGreaterThan(1000);
   });
 });
