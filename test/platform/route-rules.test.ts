@@ -1,6 +1,7 @@
 // Rules the platform applies to every route, walked over the whole route table so that routes added
 // later are held to them too: unknown query parameters are 422 naming them; a route that takes no
-// body refuses one with 422 and changes nothing; a malformed cursor of any length is 400 bad_request.
+// body refuses one with 422 and changes nothing; a malformed cursor of any length is 400 bad_request;
+// every request and response schema compiles.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
