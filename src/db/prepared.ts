@@ -9,6 +9,7 @@
 import { CompiledQuery, type Compilable, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
 import { executeNow, type Dialect } from './database.ts';
 import { NOT_DURABLE } from './node-sqlite-dialect.ts';
+import { BOUNDED } from './read-costs.ts';
 import type { DB } from './schema.ts';
 
 export interface Statement<R> {
@@ -25,13 +26,20 @@ export interface StatementOptions {
    * synced; the next synced commit covers it). Only for records whose loss is harmless.
    */
   durable?: boolean;
+  /**
+   * A read that touches a handful of rows whatever the store's size (see BOUNDED): while its runs
+   * stay cheap it runs with the point reads (on SQLite on the connection, not a reader thread).
+   */
+  bounded?: boolean;
 }
+
+const marked = (text: string, options: StatementOptions) => (options.bounded ? BOUNDED : '') + text;
 
 /** `text` uses `?` placeholders (SQLite's); PostgreSQL gets `$1`, `$2`, … in the same order. */
 export function statement<R = never>(text: string | { sqlite: string; postgres: string }, options: StatementOptions = {}): Statement<R> {
-  const sqlite = (options.durable === false ? NOT_DURABLE : '') + (typeof text === 'string' ? text : text.sqlite);
+  const sqlite = (options.durable === false ? NOT_DURABLE : '') + marked(typeof text === 'string' ? text : text.sqlite, options);
   let n = 0;
-  const postgres = (typeof text === 'string' ? text : text.postgres).replace(/\?/g, () => `$${++n}`);
+  const postgres = marked(typeof text === 'string' ? text : text.postgres, options).replace(/\?/g, () => `$${++n}`);
   const execute = async (db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<QueryResult<R>> => {
     const text = dialect === 'postgres' ? postgres : sqlite;
     return (await executeNow<R>(db, text, params)) ?? db.executeQuery<R>(CompiledQuery.raw(text, params as unknown[]));
@@ -57,7 +65,7 @@ export type Buildable<R> = Compilable<R> & OperationNodeSource;
  * of each shape checks that, so a wrong order fails at once rather than binding a value to the
  * wrong column. Placed inside another statement, it is built as usual.
  */
-export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Buildable<R>) {
+export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Buildable<R>, options: Pick<StatementOptions, 'bounded'> = {}) {
   return {
     toOperationNode: () => build().toOperationNode(),
     compile: () => build().compile(),
@@ -69,7 +77,7 @@ export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, param
         if (compiled.parameters.length !== params.length || compiled.parameters.some((p, i) => p !== params[i])) {
           throw new Error(`The parameters given for ${shape} are not those of its query`);
         }
-        text = compiled.sql;
+        text = marked(compiled.sql, options);
         if (shapes.size < SHAPES_KEPT) shapes.set(key, text);
       }
       return (await executeNow<R>(db, text, params)) ?? db.executeQuery<R>(CompiledQuery.raw(text, params as unknown[]));

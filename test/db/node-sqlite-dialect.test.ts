@@ -1,7 +1,8 @@
 // The node:sqlite dialect on its own: what Kysely relies on (reads, writes, affected rows,
 // transactions that commit or roll back), WAL and full sync, and two connections on one file
 // waiting for each other's writes instead of failing (BEGIN IMMEDIATE with a busy timeout); with
-// reader threads, reads that neither wait for a transaction nor see its rows, and writes that do wait.
+// reader threads, reads that neither wait for a transaction nor see its rows, and writes that do wait;
+// cheap reads marked bounded run on the connection instead.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeSqliteDialect } from '../../src/db/node-sqlite-dialect.ts';
+import { BOUNDED } from '../../src/db/read-costs.ts';
 
 interface T {
   items: { id: number; name: string };
@@ -116,6 +118,38 @@ describe('node:sqlite dialect with reader threads', () => {
     await transaction;
     await outside;
     expect(await items(db)).toEqual([1, 2]);
+  });
+
+  it('runs a cheap read marked bounded on the connection, which waits for an open transaction, and other reads of many rows on a thread', async () => {
+    const db = await withItems(join(dir, 'bounded.db'));
+    await db.insertInto('items').values([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]).execute();
+    const ids = async (text: string) => (await sql<{ id: number }>`${sql.raw(text)}`.execute(db)).rows.map((r) => r.id);
+    const bounded = `${BOUNDED}select id from items order by id`;
+    const unmarked = 'select id from items order by id';
+    // The first runs learn what each costs.
+    for (let i = 0; i < 3; i++) {
+      expect(await ids(bounded)).toEqual([1, 2]);
+      expect(await ids(unmarked)).toEqual([1, 2]);
+    }
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => { commit = resolve; });
+    let inserted!: () => void;
+    const insertedInside = new Promise<void>((resolve) => { inserted = resolve; });
+    const transaction = db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ id: 3, name: 'inside' }).execute();
+      inserted();
+      await held;
+    });
+    await insertedInside;
+    expect(await ids(unmarked)).toEqual([1, 2]);
+    let boundedRows: number[] | undefined;
+    const waiting = ids(bounded).then((rows) => { boundedRows = rows; });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(boundedRows).toBeUndefined();
+    commit();
+    await transaction;
+    await waiting;
+    expect(boundedRows).toEqual([1, 2, 3]);
   });
 
   it('sees every commit in the next read', async () => {

@@ -69,10 +69,12 @@ async function summaryRows(db: Kysely<DB>, dialect: Dialect, scope: Scope, pipel
       'deal_stage_totals.currency', 'deal_stage_totals.deal_count', 'deal_stage_totals.amount', 'deal_stage_totals.weighted_own', 'deal_stage_totals.amount_following',
     ])
     .orderBy('deal_stages.position');
-  // Built once per form (`shaped`): building this join cost more than running it on SQLite.
+  // Built once per form (`shaped`): building this join cost more than running it on SQLite. Its rows
+  // are the pipeline's stages and currencies, however many deals there are (`bounded`): on SQLite it
+  // runs on the connection, where handing it to a reader thread cost more than the read.
   const { rows } = await (pipelineId === undefined
-    ? shaped(db, dialect, 'deals.summary default', [scope.orgId, scope.mode, 1], () => q().where('deal_pipelines.is_default', '=', 1))
-    : shaped(db, dialect, 'deals.summary', [scope.orgId, scope.mode, pipelineId], () => q().where('deal_pipelines.id', '=', pipelineId))).execute();
+    ? shaped(db, dialect, 'deals.summary default', [scope.orgId, scope.mode, 1], () => q().where('deal_pipelines.is_default', '=', 1), { bounded: true })
+    : shaped(db, dialect, 'deals.summary', [scope.orgId, scope.mode, pipelineId], () => q().where('deal_pipelines.id', '=', pipelineId), { bounded: true })).execute();
   if (rows.length === 0) throw pipelineId === undefined ? conflict(NO_DEFAULT_PIPELINE) : notFound('Pipeline not found');
   return rows;
 }
