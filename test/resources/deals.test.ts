@@ -134,14 +134,20 @@ describe('deals', () => {
   it('puts contacts on a deal in the write that creates it, or creates nothing', async () => {
     const t = await tenant(app);
     const list = await ok(t.live.post('/v1/lists', { name: 'People', type: 'contacts' }), 201);
-    const ada = await ok(t.live.post('/v1/contacts', { name: 'Ada', list_id: list.id }), 201);
-    const bob = await ok(t.live.post('/v1/contacts', { name: 'Bob', list_id: list.id }), 201);
+    const ada = await ok(t.live.post('/v1/contacts', { name: 'Ada', list_id: list.id, work_email: 'ada@engines.example' }), 201);
+    const bob = await ok(t.live.post('/v1/contacts', { name: 'Bob', list_id: list.id, personal_email: 'bob@mail.example' }), 201);
+    // Ada's domain is suppressed: the contacts on the events are as a GET answers them, `suppressed` included.
+    const suppressions = await ok(t.live.post('/v1/lists', { name: 'Do not contact', type: 'suppressions' }), 201);
+    await ok(t.live.post(`/v1/lists/${suppressions.id}/entries`, { values: ['engines.example'] }), 201);
     const d = await deal(t.live, { name: 'With people', contacts: [{ contact_id: ada.id, role: 'Champion' }, { contact_id: bob.id }] });
     const links = (await t.live.get(`/v1/deals/${d.id}/contacts`)).json();
     expect(links.data.map((l: Json) => [l.contact_id, l.role]).sort()).toEqual([[ada.id, 'Champion'], [bob.id, null]].sort());
     expect(d).not.toHaveProperty('contacts');
     const added = (await t.live.get('/v1/events?type=deal.contact_added')).json().data;
     expect(added.map((e: Json) => [e.data.object.id, e.data.object.contact_link.contact_id]).sort()).toEqual([[d.id, ada.id], [d.id, bob.id]].sort());
+    const onEvents = new Map(added.map((e: Json) => [e.data.object.contact_link.contact_id, e.data.object.contact_link.contact]));
+    expect(onEvents.get(ada.id)).toEqual({ ...(await ok(t.live.get(`/v1/contacts/${ada.id}`))), suppressed: true });
+    expect(onEvents.get(bob.id)).toEqual({ ...(await ok(t.live.get(`/v1/contacts/${bob.id}`))), suppressed: false });
 
     // An unknown contact, another tenant's, or one named twice: nothing is created.
     const u = await tenant(app);

@@ -2,6 +2,7 @@
 // pipeline refused), the status and closed_at that follow the stage, the stage history and
 // `deal.stage_changed`, the maintained per-stage totals, and the probability a deal follows.
 import { sql, type Kysely } from 'kysely';
+import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { normalizeCurrency } from '../../platform/currency.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
@@ -31,11 +32,11 @@ async function firstStage(w: WriteContext, pipelineId: string): Promise<StageRow
   return (await stagesOf(w.tx, w.scope, pipelineId))[0];
 }
 
-/** The first stage of the default pipeline, read in one statement. */
+/** The first stage of the default pipeline, read in one statement (built once: it is on every create). */
 async function firstDefaultStage(w: WriteContext): Promise<StageRow> {
-  const stage = await selectIn(w.tx, 'deal_stages', w.scope).selectAll('deal_stages')
+  const { rows: [stage] } = await shaped(w.tx, w.dialect, 'deals.first default stage', [w.scope.orgId, w.scope.mode, 1, 1], () => selectIn(w.tx, 'deal_stages', w.scope).selectAll('deal_stages')
     .innerJoin('deal_pipelines', (j) => j.on(sameTenant('deal_pipelines', 'deal_stages')).onRef('deal_pipelines.id', '=', 'deal_stages.pipeline_id'))
-    .where('deal_pipelines.is_default', '=', 1).orderBy('deal_stages.position').limit(1).executeTakeFirst();
+    .where('deal_pipelines.is_default', '=', 1).orderBy('deal_stages.position').limit(1)).execute();
   if (!stage) throw conflict(NO_DEFAULT_PIPELINE);
   return stage;
 }

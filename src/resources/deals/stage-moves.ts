@@ -2,6 +2,7 @@
 // `deal.stage_changed` event, and what the stage's type makes of its status and closed_at. Used by
 // deal writes and by the pipeline operations that move many deals at once (deleting a stage with
 // move_to, changing a stage's type).
+import { shaped } from '../../db/prepared.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { present } from '../../platform/resource/store.ts';
@@ -24,9 +25,12 @@ export async function recordStageEntry(w: WriteContext, dealIds: string[], pipel
     await updateIn(w.tx, 'deal_stage_history', w.scope).set({ left_at: w.now, updated_at: w.now })
       .where('deal_id', 'in', dealIds).where('left_at', 'is', null).execute();
   }
-  const insert = w.tx.insertInto('deal_stage_history').values(dealIds.map((deal_id) => ({
+  const rows = dealIds.map((deal_id) => ({
     ...tenantOf(w.scope), id: newId('dsh'), deal_id, pipeline_id: pipelineId, stage_id: stageId, entered_at: w.now, left_at: null, created_at: w.now, updated_at: w.now,
-  })));
+  }));
+  const build = () => w.tx.insertInto('deal_stage_history').values(rows);
+  // A deal's create writes one row: built once (`shaped`); a pipeline operation's many as they come.
+  const insert = rows.length === 1 ? shaped(w.tx, w.dialect, 'deal_stage_history 1', Object.values(rows[0]), build) : build();
   // New deals' first rows are written with the deals themselves (whose insert is queued too).
   if (isNew) w.later(insert);
   else await insert.execute();

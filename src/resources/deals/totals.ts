@@ -3,6 +3,7 @@
 // of its stage and currency: one deal, its amount, and either amount × its own probability or, when
 // it follows its stage's probability, its amount (weighted when read; see summary.ts).
 import { sql } from 'kysely';
+import { shaped } from '../../db/prepared.ts';
 import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 
@@ -29,10 +30,12 @@ const key = ['org_id', 'mode', 'stage_id', 'currency'] as const;
 /** Adds (sign 1) or removes (sign -1) a deal's share of its stage's totals. */
 export async function moveTotals(w: WriteContext, deal: DealShape, sign: 1 | -1): Promise<void> {
   const p = part(deal);
-  await w.tx.insertInto('deal_stage_totals').values({
+  const row = {
     ...tenantOf(w.scope), stage_id: String(deal.stage_id), currency: String(deal.currency), deal_count: sign,
     amount: sign * p.amount, weighted_own: sign * p.weighted_own, amount_following: sign * p.amount_following,
-  }).onConflict((oc) => oc.columns([...key]).doUpdateSet(addUp)).execute();
+  };
+  await shaped(w.tx, w.dialect, 'deal_stage_totals move', Object.values(row), () => w.tx.insertInto('deal_stage_totals').values(row)
+    .onConflict((oc) => oc.columns([...key]).doUpdateSet(addUp))).execute();
 }
 
 /** Moves a deal's share from its old shape to its new one (nothing when neither changed). */
