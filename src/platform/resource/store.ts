@@ -27,10 +27,19 @@ export function previous<T extends object>(before: T, input: object): Partial<T>
   return out;
 }
 
+/** A resource's fields with their row readers, and its computed fields: listed once, read for every row. */
+const presented = new WeakMap<Resource, { fields: Array<[string, (value: unknown) => unknown]>; computed: string[] }>();
+function presentedOf(r: Resource) {
+  let p = presented.get(r);
+  if (!p) presented.set(r, p = { fields: Object.entries(r.fields).map(([name, f]) => [name, f.fromRow]), computed: Object.keys(r.computed ?? {}) });
+  return p;
+}
+
 function toApi(r: Resource, row: Row): ApiRecord {
   const out: ApiRecord = { id: row.id };
-  for (const [name, f] of Object.entries(r.fields)) out[name] = f.fromRow(row[name]);
-  for (const name of Object.keys(r.computed ?? {})) out[name] = row[name] ?? null;
+  const { fields, computed } = presentedOf(r);
+  for (const [name, fromRow] of fields) out[name] = fromRow(row[name]);
+  for (const name of computed) out[name] = row[name] ?? null;
   out.created_at = Number(row.created_at);
   out.updated_at = Number(row.updated_at);
   r.hooks?.asOf?.(out, Math.floor(Date.now() / 1000));
@@ -41,7 +50,8 @@ function toApi(r: Resource, row: Row): ApiRecord {
 export async function present(r: Resource, db: Kysely<DB>, scope: Scope, rows: Row[]): Promise<ApiRecord[]> {
   const records = rows.map((row) => toApi(r, row));
   // A write's hook may already know the computed values (read with its other checks): no query then.
-  const known = (row: Row) => Object.keys(r.computed ?? {}).every((name) => row[name] !== undefined);
+  const { computed } = presentedOf(r);
+  const known = (row: Row) => computed.every((name) => row[name] !== undefined);
   if (rows.length > 0 && r.hooks?.enrich && !rows.every(known)) await r.hooks.enrich(db, scope, rows, records);
   if (r.associations) {
     const found = await loadAssociations(db, scope, records.map((x) => x.id));
