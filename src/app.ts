@@ -51,7 +51,7 @@ const LOG_FLUSH_MS = 1000;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const ownDatabase = !options.database;
-  const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, readers: config.sqliteReaders });
+  const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
 
   // Log lines go to stdout asynchronously and in batches of about 12 KiB (at least once a second),

@@ -7,6 +7,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   databasePoolSize: number;
+  /** PostgreSQL connections that slow reads may hold at once (the rest stay free for writes and quick reads). */
+  databaseSlowReads: number;
   /** SQLite reader threads per process (0: reads run on the event loop). */
   sqliteReaders: number;
   redisUrl: string | undefined;
@@ -90,11 +92,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const workerConcurrencyPerKey = int(env, 'WORKER_CONCURRENCY_PER_KEY', Math.max(1, Math.floor(workerConcurrency / 4)), 1);
   if (workerConcurrencyPerKey > workerConcurrency) throw new ConfigError('WORKER_CONCURRENCY_PER_KEY must not exceed WORKER_CONCURRENCY');
   if (workers !== 'inline' && workers !== 'off') throw new ConfigError('WORKERS must be inline or off');
+  const databasePoolSize = int(env, 'DATABASE_POOL_SIZE', 10, 1);
   return Object.freeze({
     port: int(env, 'PORT', 8080),
     host: env.HOST || '0.0.0.0',
     databaseUrl,
-    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1),
+    databasePoolSize,
+    databaseSlowReads: int(env, 'DATABASE_SLOW_READS', Math.ceil(databasePoolSize / 4), 1),
     sqliteReaders: int(env, 'SQLITE_READERS', Math.max(1, availableParallelism() - 1), 0),
     redisUrl,
     secretKey,

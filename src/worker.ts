@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   } catch (error) {
     log.warn({ err: { message: (error as Error).message } }, 'could not lower the worker\'s CPU priority');
   }
-  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, readers: config.sqliteReaders });
+  const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
   const workers = startWorkers({ database, config, log, outbound });

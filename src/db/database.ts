@@ -36,6 +36,8 @@ export function sqlitePath(url: string): string {
 export interface OpenOptions {
   /** PostgreSQL connections. */
   poolSize?: number;
+  /** PostgreSQL connections that slow reads may hold at once. */
+  slowReads?: number;
   /** SQLite reader threads (0: every query on the event loop). */
   readers?: number;
 }
@@ -49,7 +51,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     directRunners.set(db, (text, params) => dialect.executeNow(text, params));
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const { pool, query } = createPgPool(url, options.poolSize ?? 10);
+  const poolSize = options.poolSize ?? 10;
+  const { pool, query } = createPgPool(url, poolSize, options.slowReads ?? Math.ceil(poolSize / 4));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   directRunners.set(db, async (text, params) => {
     const result = await query(text, params);

@@ -8,6 +8,11 @@
 // statement is cheap when its text looks up single rows and its recent runs were quick
 // (read-costs.ts). Kysely's connections take their real connection at their first statement, so a
 // read through the query builder finds its lane too; a transaction begins on the pool.
+//
+// Slow reads (a count over a large tenant, a search: a read that is no point read and whose recent
+// runs took 5 ms or more, or that has not run yet) take turns for a few of the pool's connections (DATABASE_SLOW_READS): a
+// burst of them cannot take every connection from the writes and quick reads, nor keep more of the
+// server's backends busy than its cores can serve while a GET waits for one.
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import { isCheap, ran, ReadCosts, type Read } from './read-costs.ts';
@@ -16,7 +21,7 @@ const MAX_NAMED_STATEMENTS = 1000;
 const names = new Map<string, string>();
 /** Connections of the point-read lane, beyond the pool's. */
 const LANE_SIZE = 2;
-/** A point read whose recent runs all took less than this (ms, on its connection) may take the lane. */
+/** A point read whose recent runs all took less than this (ms, on its connection) may take the lane; a read that took this or more is slow. */
 const CHEAP_MS = 5;
 
 /** The name under which `sql` runs as a prepared statement, or undefined past the bound. */
@@ -44,8 +49,8 @@ export interface PgPools {
   query(text: string, values: readonly unknown[]): Promise<pg.QueryResult>;
 }
 
-export function createPgPool(connectionString: string, max = 10): PgPools {
-  const lanes = new Lanes(connectionString, max);
+export function createPgPool(connectionString: string, max = 10, slowReads = Math.ceil(max / 4)): PgPools {
+  const lanes = new Lanes(connectionString, max, slowReads);
   return {
     pool: {
       options: lanes.main.options,
@@ -54,15 +59,20 @@ export function createPgPool(connectionString: string, max = 10): PgPools {
     },
     async query(text, values) {
       const read = lanes.costs.of(text);
-      const client = await lanes.poolFor(read).connect();
+      const slow = await lanes.turnFor(read);
       try {
-        const result = await lanes.run(client, read, text, values);
-        client.release();
-        return result;
-      } catch (error) {
-        // As pg's own pool.query does: a client whose statement failed is not reused.
-        client.release(error as Error);
-        throw error;
+        const client = await lanes.poolFor(read).connect();
+        try {
+          const result = await lanes.run(client, read, text, values);
+          client.release();
+          return result;
+        } catch (error) {
+          // As pg's own pool.query does: a client whose statement failed is not reused.
+          client.release(error as Error);
+          throw error;
+        }
+      } finally {
+        if (slow) lanes.slow.release();
       }
     },
   };
@@ -73,10 +83,13 @@ class Lanes {
   readonly main: pg.Pool;
   readonly lane: pg.Pool;
   readonly costs = new ReadCosts();
+  /** The turns of slow reads for connections of the pool. */
+  readonly slow: Turns;
   readonly #max: number;
 
-  constructor(connectionString: string, max: number) {
+  constructor(connectionString: string, max: number, slowReads: number) {
     this.#max = max;
+    this.slow = new Turns(Math.min(slowReads, max));
     this.main = Lanes.#open(connectionString, max);
     this.lane = Lanes.#open(connectionString, LANE_SIZE);
   }
@@ -96,6 +109,13 @@ class Lanes {
   /** Every connection of the pool is busy. */
   #saturated(): boolean {
     return this.main.idleCount === 0 && this.main.totalCount >= this.#max;
+  }
+
+  /** Waits for a slow read's turn; true when `read` is slow (its turn then ends with `slow.release()`). */
+  async turnFor(read: Read | false): Promise<boolean> {
+    if (read === false || read.point || read.cost < CHEAP_MS) return false;
+    await this.slow.take();
+    return true;
   }
 
   /** The lane when `read` is a cheap point read and every connection of the pool is busy. */
@@ -133,6 +153,8 @@ class Lanes {
 class LazyClient {
   readonly #lanes: Lanes;
   #client: pg.PoolClient | undefined;
+  /** The client's connection is a slow read's turn. */
+  #slow = false;
 
   constructor(lanes: Lanes) {
     this.#lanes = lanes;
@@ -140,7 +162,15 @@ class LazyClient {
 
   async query<R>(text: string, values: readonly unknown[]): Promise<PostgresQueryResult<R>> {
     const read = this.#lanes.costs.of(text);
-    this.#client ??= await this.#lanes.poolFor(read).connect();
+    if (!this.#client) {
+      this.#slow = await this.#lanes.turnFor(read);
+      try {
+        this.#client = await this.#lanes.poolFor(read).connect();
+      } catch (error) {
+        this.#endTurn();
+        throw error;
+      }
+    }
     return (await this.#lanes.run(this.#client, read, text, values)) as unknown as PostgresQueryResult<R>;
   }
 
@@ -149,5 +179,38 @@ class LazyClient {
     const client = this.#client;
     this.#client = undefined;
     client?.release(destroy);
+    this.#endTurn();
+  }
+
+  #endTurn(): void {
+    if (!this.#slow) return;
+    this.#slow = false;
+    this.#lanes.slow.release();
+  }
+}
+
+/** At most `size` holders at once; the others wait in order. */
+class Turns {
+  readonly #size: number;
+  #held = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  take(): Promise<void> | void {
+    if (this.#held < this.#size) {
+      this.#held++;
+      return;
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Ends a turn: the next waiting holder takes it over. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#held--;
   }
 }

@@ -1,15 +1,20 @@
 // PostgreSQL's lane for point reads, over real sockets: with every connection of the pool held by
-// slow statements, a GET of one record (a contact, through a fixed statement; a deal, through the
+// slow transactions, a GET of one record (a contact, through a fixed statement; a deal, through the
 // query builder) is answered at once, while a list, which is no point read, waits for the pool (the
-// control that shows the pool really was busy, so the measure can fail).
+// control that shows the pool really was busy, so the measure can fail). And slow reads take turns
+// for DATABASE_SLOW_READS connections: while they queue, a write and a list still find a connection.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPostgres, newOrg, testApp } from '../helpers/app.ts';
 
 const POOL = 2;
 const HOLD_SECONDS = 2;
+
+/** A transaction that holds a connection of the pool for `seconds` (transactions never wait for a slow read's turn). */
+const hold = (db: Kysely<DB>, seconds: number) => db.transaction().execute((tx) => sql`select pg_sleep(${seconds})`.execute(tx));
 
 describe.skipIf(!isPostgres())('PostgreSQL point-read lane', () => {
   let app: FastifyInstance;
@@ -48,7 +53,7 @@ describe.skipIf(!isPostgres())('PostgreSQL point-read lane', () => {
 
   it('answers a GET of one record while slow statements hold every connection of the pool', async () => {
     const { db } = app.services.database;
-    const holds = Array.from({ length: POOL }, () => sql`select pg_sleep(${HOLD_SECONDS})`.execute(db));
+    const holds = Array.from({ length: POOL }, () => hold(db, HOLD_SECONDS));
     // Both holds have their connections once a list must wait for one.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const listed = call('GET', '/v1/contacts?limit=10');
@@ -68,12 +73,41 @@ describe.skipIf(!isPostgres())('PostgreSQL point-read lane', () => {
 
   it('keeps a transaction on the pool: a write waits for a connection, and then commits', async () => {
     const { db } = app.services.database;
-    const holds = Array.from({ length: POOL }, () => sql`select pg_sleep(1)`.execute(db));
+    const holds = Array.from({ length: POOL }, () => hold(db, 1));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const updated = await call('PATCH', `/v1/contacts/${contactId}`, { title: 'Waited' });
     expect(updated.status).toBe(200);
     expect(updated.ms).toBeGreaterThan(500);
     await Promise.all(holds);
     expect((await call('GET', `/v1/contacts/${contactId}`)).body.data).toMatchObject({ title: 'Waited' });
+  });
+
+  it('lets slow reads take turns for one connection (DATABASE_SLOW_READS=1), leaving the other to a write and a list', async () => {
+    const slowApp = await testApp({ env: { DATABASE_POOL_SIZE: String(POOL), DATABASE_SLOW_READS: '1' } });
+    try {
+      const { db } = slowApp.services.database;
+      const org = await newOrg(slowApp);
+      const headers = { authorization: `Bearer ${org.test_token}` };
+      const createList = (name: string) => slowApp.inject({ method: 'POST', url: '/v1/lists', headers, payload: { name, type: 'contacts' } });
+      // A service that has run its statements knows what they cost: these are quick.
+      expect((await createList('Before')).statusCode).toBe(201);
+      expect((await slowApp.inject({ method: 'GET', url: '/v1/lists?type=contacts', headers })).statusCode).toBe(200);
+      const started = performance.now();
+      // Each a read that counts and has never run (so slow until known otherwise); three at once run one after the other.
+      const sleeps = [1, 2, 3].map((i) => sql`select count(*) as n, ${i}::int as turn from pg_sleep(0.4)`.execute(db).then(() => performance.now() - started));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await createList('Meanwhile')).statusCode).toBe(201);
+      const list = await slowApp.inject({ method: 'GET', url: '/v1/lists?type=contacts', headers });
+      expect(list.statusCode).toBe(200);
+      expect(list.json().data.map((l: { name: string }) => l.name)).toContain('Meanwhile');
+      const meanwhile = performance.now() - started;
+      const finished = (await Promise.all(sleeps)).sort((a, b) => a - b);
+      // One at a time: the last ends after three sleeps; the write and the list did not wait for them.
+      expect(finished[2]).toBeGreaterThan(1150);
+      expect(finished[0]).toBeLessThan(900);
+      expect(meanwhile).toBeLessThan(finished[2] - 300);
+    } finally {
+      await slowApp.close();
+    }
   });
 });
