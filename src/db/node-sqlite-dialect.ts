@@ -5,7 +5,7 @@
 // Hot statements may also run directly on the connection when no transaction is open (executeNow).
 // Reads outside a transaction run on reader threads (sqlite-readers.ts), except statements that
 // have proved cheap: those run at once on the connection, where a B-tree lookup costs less than
-// handing it to a thread. The one connection writes; its transactions take turns (TransactionLock).
+// handing it to a thread. The one connection writes; its transactions take turns (#lock).
 import { rmSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import {
 } from 'kysely';
 import { isCheap, ran, ReadCosts } from './read-costs.ts';
 import { ReaderPool, rowObjects } from './sqlite-readers.ts';
+import { Turns } from './turns.ts';
 
 const STATEMENT_CACHE_SIZE = 500;
 /** Leading comment of a statement whose own commit need not be synced (see execute). */
@@ -143,39 +144,13 @@ interface Prepared {
   columns: string[] | undefined;
 }
 
-/**
- * The turns of the connection's transactions. Kysely's own lock would also hold every read outside
- * a transaction for as long as it runs, on a thread or not; this one is held by a transaction from
- * its begin to its end, and taken briefly by the statements outside transactions that must not
- * join one (writes, and reads when there are no reader threads).
- */
-class TransactionLock {
-  #held = false;
-  readonly #waiting: Array<() => void> = [];
-
-  /** Takes the lock; resolves (or returns at once when free) when it is this caller's. */
-  take(): Promise<void> | undefined {
-    if (!this.#held) {
-      this.#held = true;
-      return undefined;
-    }
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#held = false;
-  }
-}
-
 /** One use of the connection by Kysely: a transaction, or a statement on its own. */
 class ConnectionUse implements DatabaseConnection {
   readonly connection: NodeSqliteConnection;
-  readonly lock: TransactionLock;
+  readonly lock: Turns;
   inTransaction = false;
 
-  constructor(connection: NodeSqliteConnection, lock: TransactionLock) {
+  constructor(connection: NodeSqliteConnection, lock: Turns) {
     this.connection = connection;
     this.lock = lock;
   }
@@ -220,7 +195,13 @@ let temporaryFiles = 0;
 
 class NodeSqliteDriver implements Driver {
   readonly #options: NodeSqliteOptions;
-  readonly #lock = new TransactionLock();
+  /**
+   * The turns of the connection's transactions. Kysely's own lock would also hold every read outside
+   * a transaction for as long as it runs, on a thread or not; this one is held by a transaction from
+   * its begin to its end, and taken briefly by the statements outside transactions that must not
+   * join one (writes, and reads when there are no reader threads).
+   */
+  readonly #lock = new Turns(1);
   #db?: DatabaseSync;
   #connection?: NodeSqliteConnection;
   #readers?: ReaderPool;
@@ -308,7 +289,7 @@ class NodeSqliteDriver implements Driver {
 
 /**
  * SQLite runs DDL inside transactions, so migrations are atomic and serialized by BEGIN IMMEDIATE.
- * The driver orders its transactions itself (TransactionLock), so Kysely need not lock the
+ * The driver orders its transactions itself (its #lock), so Kysely need not lock the
  * connection around every statement.
  */
 class NodeSqliteAdapter extends SqliteAdapter {

@@ -10,12 +10,13 @@
 // read through the query builder finds its lane too; a transaction begins on the pool.
 //
 // Slow reads (a count over a large tenant, a search: a read that is no point read and whose recent
-// runs took 5 ms or more, or that has not run yet) take turns for a few of the pool's connections (DATABASE_SLOW_READS): a
-// burst of them cannot take every connection from the writes and quick reads, nor keep more of the
-// server's backends busy than its cores can serve while a GET waits for one.
+// runs took 5 ms or more, or that has not run yet) take turns for a few of the pool's connections
+// (DATABASE_SLOW_READS): a burst of them cannot take every connection from the writes and quick
+// reads, nor keep more of the server's backends busy than its cores can serve while a GET waits.
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import { isCheap, ran, ReadCosts, type Read } from './read-costs.ts';
+import { Turns } from './turns.ts';
 
 const MAX_NAMED_STATEMENTS = 1000;
 const names = new Map<string, string>();
@@ -60,17 +61,16 @@ export function createPgPool(connectionString: string, max = 10, slowReads = Mat
     async query(text, values) {
       const read = lanes.costs.of(text);
       const slow = await lanes.turnFor(read);
+      let client: pg.PoolClient | undefined;
       try {
-        const client = await lanes.poolFor(read).connect();
-        try {
-          const result = await lanes.run(client, read, text, values);
-          client.release();
-          return result;
-        } catch (error) {
-          // As pg's own pool.query does: a client whose statement failed is not reused.
-          client.release(error as Error);
-          throw error;
-        }
+        client = await lanes.poolFor(read).connect();
+        const result = await lanes.run(client, read, text, values);
+        client.release();
+        return result;
+      } catch (error) {
+        // As pg's own pool.query does: a client whose statement failed is not reused.
+        client?.release(error as Error);
+        throw error;
       } finally {
         if (slow) lanes.slow.release();
       }
@@ -189,28 +189,3 @@ class LazyClient {
   }
 }
 
-/** At most `size` holders at once; the others wait in order. */
-class Turns {
-  readonly #size: number;
-  #held = 0;
-  readonly #waiting: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.#size = size;
-  }
-
-  take(): Promise<void> | void {
-    if (this.#held < this.#size) {
-      this.#held++;
-      return;
-    }
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-
-  /** Ends a turn: the next waiting holder takes it over. */
-  release(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#held--;
-  }
-}
