@@ -24,7 +24,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-import { isCheap, ran, ReadCosts } from './read-costs.ts';
+import { isCheapOrBounded, ran, ReadCosts } from './read-costs.ts';
 import { ReaderPool, rowObjects } from './sqlite-readers.ts';
 import { Turns } from './turns.ts';
 
@@ -61,8 +61,9 @@ export class NodeSqliteConnection {
   /**
    * Runs `sql` outside any transaction when it only reads: on a reader thread, or at once on the
    * connection when it is a point read whose recent runs were cheap, every one of them answering
-   * at most one row. A statement whose cost depends on its values (a page, a count) always goes to
-   * a thread: one run on the connection could hold the event loop for as long as it takes.
+   * at most one row, or a cheap read marked bounded. A statement whose cost depends on its values (a
+   * page, a count) always goes to a thread: one run on the connection could hold the event loop for
+   * as long as it takes.
    * Undefined when `sql` writes, when there are no reader threads, or for a cheap point read while
    * a transaction is open on the connection (there it would see the transaction's uncommitted
    * rows): the caller then runs it through the driver, after the transaction.
@@ -71,7 +72,7 @@ export class NodeSqliteConnection {
     if (!this.#readers) return undefined;
     const read = this.#reads.of(sql);
     if (read === false) return undefined;
-    if (isCheap(read, CHEAP_MS)) {
+    if (isCheapOrBounded(read, CHEAP_MS)) {
       // In a transaction, the caller waits for its end (milliseconds) and runs the read here then,
       // rather than queue it behind slow reads on the threads.
       if (this.#db.isTransaction) return undefined;

@@ -28,7 +28,8 @@ const CHEAP_MS = 5;
 /** The name under which `sql` runs as a prepared statement, or undefined past the bound. */
 export function statementName(sql: string): string | undefined {
   let name = names.get(sql);
-  if (name === undefined && names.size < MAX_NAMED_STATEMENTS && /^\s*(select|insert|update|delete|with)\b/i.test(sql)) {
+  // Leading comments (a read marked bounded) do not make a statement any less a data query.
+  if (name === undefined && names.size < MAX_NAMED_STATEMENTS && /^(\s*\/\*.*?\*\/)*\s*(select|insert|update|delete|with)\b/is.test(sql)) {
     name = `s${names.size}`;
     names.set(sql, name);
   }

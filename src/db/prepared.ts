@@ -27,8 +27,8 @@ export interface StatementOptions {
    */
   durable?: boolean;
   /**
-   * A read that touches a handful of rows whatever the store's size (see BOUNDED): while its runs
-   * stay cheap it runs with the point reads (on SQLite on the connection, not a reader thread).
+   * A read that touches a handful of rows whatever the store's size (see BOUNDED): on SQLite it runs
+   * on the connection while its runs stay cheap, as point reads do, not on a reader thread.
    */
   bounded?: boolean;
 }

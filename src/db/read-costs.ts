@@ -5,16 +5,16 @@
 
 /**
  * Leading comment of a read whose work does not grow with the store: a handful of rows whatever the
- * tenant's size (a summary of maintained totals, one row per stage). It counts as a point read
- * although it aggregates or answers several rows, so it takes the point reads' lane while cheap.
+ * tenant's size (a summary of maintained totals, one row per stage). On SQLite it runs on the
+ * connection while cheap, as a point read does, although it aggregates or answers several rows.
  */
 export const BOUNDED = '/* bounded */ ';
 
 /** What is known of a statement that only reads. */
 export interface Read {
-  /** Its text looks up single rows (no aggregate, no grouping, no page of many rows), or is marked BOUNDED. */
+  /** Its text looks up single rows: no aggregate, no grouping, no page of many rows. */
   point: boolean;
-  /** Marked BOUNDED by its author: several rows do not make it any less a point read. */
+  /** Marked BOUNDED by its author. */
   bounded: boolean;
   /** What its recent runs took, ms: a decaying maximum (Infinity before the first run). */
   cost: number;
@@ -25,9 +25,8 @@ function classify(sql: string): Read | undefined {
   const text = sql.replace(/^(\s*\/\*.*?\*\/)*\s*/s, '');
   const reads = /^select\b/i.test(text) || (/^with\b/i.test(text) && !/\b(insert|update|delete|replace)\b/i.test(text));
   if (!reads) return undefined;
-  if (sql.startsWith(BOUNDED)) return { point: true, bounded: true, cost: Infinity };
   const point = !/\b(count|sum|avg|min|max|total|group_concat|json_group_array|json_agg|string_agg)\s*\(|\bgroup\s+by\b|\blimit\s+(\?|\$\d|[2-9]|\d\d)/i.test(text);
-  return { point, bounded: false, cost: Infinity };
+  return { point, bounded: sql.startsWith(BOUNDED), cost: Infinity };
 }
 
 const KEPT = 1000;
@@ -51,11 +50,14 @@ export class ReadCosts {
 /** True for a point read whose recent runs all took less than `ms`. */
 export const isCheap = (read: Read | false, ms: number): boolean => read !== false && read.point && read.cost < ms;
 
+/** The same, counting reads marked BOUNDED as point reads. */
+export const isCheapOrBounded = (read: Read | false, ms: number): boolean => read !== false && (read.point || read.bounded) && read.cost < ms;
+
 /**
  * Records a run of `read`: its cost rises at once with a slow run and falls slowly with quick ones,
- * and a run that answered more than one row makes it no point read (unless it is BOUNDED).
+ * and a run that answered more than one row makes it no point read.
  */
 export function ran(read: Read, ms: number, rows: number): void {
-  if (rows > 1 && !read.bounded) read.point = false;
+  if (rows > 1) read.point = false;
   read.cost = read.cost === Infinity || ms > read.cost ? ms : read.cost + (ms - read.cost) * 0.2;
 }

@@ -3,9 +3,12 @@
 // query builder) is answered at once, while a list, which is no point read, waits for the pool (the
 // control that shows the pool really was busy, so the measure can fail). And slow reads take turns
 // for DATABASE_SLOW_READS connections: while they queue, a write and a list still find a connection.
+// Data statements run prepared, a leading comment included.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
+import { statementName } from '../../src/db/pg-pool.ts';
+import { BOUNDED } from '../../src/db/read-costs.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPostgres, newOrg, testApp } from '../helpers/app.ts';
@@ -15,6 +18,18 @@ const HOLD_SECONDS = 2;
 
 /** A transaction that holds a connection of the pool for `seconds` (transactions never wait for a slow read's turn). */
 const hold = (db: Kysely<DB>, seconds: number) => db.transaction().execute((tx) => sql`select pg_sleep(${seconds})`.execute(tx));
+
+describe('PostgreSQL prepared statements', () => {
+  it('names data statements, a leading comment included, and nothing else', () => {
+    const plain = 'select id from contacts where id = $1';
+    expect(statementName(plain)).toMatch(/^s\d+$/);
+    expect(statementName(plain)).toBe(statementName(plain));
+    expect(statementName(`${BOUNDED}${plain} and 1 = 1`)).toMatch(/^s\d+$/);
+    expect(statementName(`${BOUNDED}${plain} and 1 = 1`)).not.toBe(statementName(plain));
+    expect(statementName('begin')).toBeUndefined();
+    expect(statementName('/* a note */ vacuum analyze')).toBeUndefined();
+  });
+});
 
 describe.skipIf(!isPostgres())('PostgreSQL point-read lane', () => {
   let app: FastifyInstance;
