@@ -51,8 +51,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): Database {
     directRunners.set(db, (text, params) => dialect.executeNow(text, params));
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const poolSize = options.poolSize ?? 10;
-  const { pool, query } = createPgPool(url, poolSize, options.slowReads ?? Math.ceil(poolSize / 4));
+  const { pool, query } = createPgPool(url, options.poolSize, options.slowReads);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   directRunners.set(db, async (text, params) => {
     const result = await query(text, params);
