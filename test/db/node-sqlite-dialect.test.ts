@@ -97,18 +97,24 @@ describe('node:sqlite dialect with reader threads', () => {
     return db;
   }
 
-  it('reads outside an open transaction at once, without its rows; writes wait for its end', async () => {
-    const db = await withItems(join(dir, 'readers.db'));
+  /** A transaction that has inserted item `id` and stays open until `commit()`; resolves once the row is in. */
+  async function openWithRow(db: Kysely<T>, id: number) {
     let commit!: () => void;
     const held = new Promise<void>((resolve) => { commit = resolve; });
     let inserted!: () => void;
     const insertedInside = new Promise<void>((resolve) => { inserted = resolve; });
     const transaction = db.transaction().execute(async (tx) => {
-      await tx.insertInto('items').values({ id: 1, name: 'inside' }).execute();
+      await tx.insertInto('items').values({ id, name: 'inside' }).execute();
       inserted();
       await held;
     });
     await insertedInside;
+    return { commit, transaction };
+  }
+
+  it('reads outside an open transaction at once, without its rows; writes wait for its end', async () => {
+    const db = await withItems(join(dir, 'readers.db'));
+    const { commit, transaction } = await openWithRow(db, 1);
     expect(await items(db)).toEqual([]);
     let outsideDone = false;
     const outside = db.insertInto('items').values({ id: 2, name: 'outside' }).execute().then(() => { outsideDone = true; });
@@ -131,16 +137,7 @@ describe('node:sqlite dialect with reader threads', () => {
       expect(await ids(bounded)).toEqual([1, 2]);
       expect(await ids(unmarked)).toEqual([1, 2]);
     }
-    let commit!: () => void;
-    const held = new Promise<void>((resolve) => { commit = resolve; });
-    let inserted!: () => void;
-    const insertedInside = new Promise<void>((resolve) => { inserted = resolve; });
-    const transaction = db.transaction().execute(async (tx) => {
-      await tx.insertInto('items').values({ id: 3, name: 'inside' }).execute();
-      inserted();
-      await held;
-    });
-    await insertedInside;
+    const { commit, transaction } = await openWithRow(db, 3);
     expect(await ids(unmarked)).toEqual([1, 2]);
     let boundedRows: number[] | undefined;
     const waiting = ids(bounded).then((rows) => { boundedRows = rows; });
