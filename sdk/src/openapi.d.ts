@@ -2359,7 +2359,7 @@ export interface paths {
         put?: never;
         /**
          * Start an export
-         * @description Writes the contacts or companies matching `filters` (the list route's query parameters) to a CSV in the background: one column per field, `custom_fields.<name>` per custom field, so the file imports back as it is. Answers 201 with the export, `queued`; `GET /v1/exports/{id}` follows it. The key needs `exports:write` and the object's read scope.
+         * @description Writes the contacts or companies matching `filters` (the list route's query parameters), or a `search` (as `POST /v1/search/<object>` takes it, in its order), to a CSV in the background: one column per field, `custom_fields.<name>` per custom field, so the file imports back as it is. Answers 201 with the export, `queued`; `GET /v1/exports/{id}` follows it. The key needs `exports:write` and the object's read scope.
          */
         post: operations["startExport"];
         delete?: never;
@@ -3416,6 +3416,26 @@ export interface webhooks {
          * @description An export finished writing its CSV; the object is the export with its `download_url`. POSTed to every active endpoint subscribed to `export.completed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onExportCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "export.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The export.failed event
+         * @description An export stopped without a file (its search no longer applies, or its job gave up); `error` says why. POSTed to every active endpoint subscribed to `export.failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onExportFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7804,6 +7824,14 @@ export interface components {
              */
             type?: "export.completed";
         };
+        /** @description An export stopped without a file (its search no longer applies, or its job gave up); `error` says why */
+        ExportFailedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "export.failed";
+        };
         /** @description A custom field was defined */
         FieldCreatedEvent: components["schemas"]["Event"] & {
             /**
@@ -8236,10 +8264,13 @@ export interface components {
                  * @enum {string}
                  */
                 object: "contacts" | "companies";
-                /** @description The filters, as given */
+                /** @description The filters, as given (empty for an export by search) */
                 filters: {
                     [key: string]: unknown;
                 };
+                search: {
+                    [key: string]: unknown;
+                } | null;
                 /**
                  * @description `queued`, `running`, `completed` (the file can be downloaded) or `failed`
                  * @example completed
@@ -9111,10 +9142,13 @@ export interface components {
                  * @enum {string}
                  */
                 object: "contacts" | "companies";
-                /** @description The filters, as given */
+                /** @description The filters, as given (empty for an export by search) */
                 filters: {
                     [key: string]: unknown;
                 };
+                search: {
+                    [key: string]: unknown;
+                } | null;
                 /**
                  * @description `queued`, `running`, `completed` (the file can be downloaded) or `failed`
                  * @example completed
@@ -11261,6 +11295,28 @@ export interface components {
             filters?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description Instead of `filters`: a search, as the body of `POST /v1/search/<object>` without `limit` and `cursor` (`filters`, `filter_groups`, `q`, `sort`); the file lists the matches in the search's order
+             * @example {
+             *       "q": "ada",
+             *       "filters": [
+             *         {
+             *           "field": "title",
+             *           "operator": "contains",
+             *           "value": "engineer"
+             *         }
+             *       ],
+             *       "sort": [
+             *         {
+             *           "field": "last_name",
+             *           "direction": "asc"
+             *         }
+             *       ]
+             *     }
+             */
+            search?: {
+                [key: string]: unknown;
+            };
         };
         /** @description The export, queued */
         StartExportResponse: {
@@ -11277,10 +11333,13 @@ export interface components {
                  * @enum {string}
                  */
                 object: "contacts" | "companies";
-                /** @description The filters, as given */
+                /** @description The filters, as given (empty for an export by search) */
                 filters: {
                     [key: string]: unknown;
                 };
+                search: {
+                    [key: string]: unknown;
+                } | null;
                 /**
                  * @description `queued`, `running`, `completed` (the file can be downloaded) or `failed`
                  * @example completed
@@ -12267,7 +12326,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
+            event_types: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
             description?: string | null;
             /**
              * @description Whether events are delivered (default true)
@@ -12354,7 +12413,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
+            event_types?: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
             description?: string | null;
             /**
              * @description Whether events are delivered; at most 10 active endpoints per organization and mode
@@ -12444,7 +12503,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
+            event_types?: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
         };
         /**
          * WebhookReplayResult
@@ -42167,7 +42226,7 @@ export interface operations {
                  * @description Only events of this type (one of `GET /v1/webhooks/event-types`); narrows a live stream too
                  * @example contact.created
                  */
-                type?: "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test";
+                type?: "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test";
                 /**
                  * @description Only events made by keys of this organization: an agency's id lists what that agency did here (lists only)
                  * @example org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
@@ -49433,7 +49492,7 @@ export interface operations {
                  * @description Only deliveries of events of this type
                  * @example contact.created
                  */
-                event_type?: "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test";
+                event_type?: "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test";
             };
             header?: never;
             path: {
@@ -52074,6 +52133,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ExportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onExportFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportFailedEvent"];
             };
         };
         responses: {

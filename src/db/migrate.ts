@@ -17,6 +17,7 @@ import { filterIndexes } from './migrations/0014-filter-indexes.ts';
 import { tasksNotes } from './migrations/0012-tasks-notes.ts';
 import { quotes } from './migrations/0013-quotes.ts';
 import { imports } from './migrations/0015-imports.ts';
+import { exportSearch } from './migrations/0016-export-search.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -35,6 +36,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0012-tasks-notes': tasksNotes(database.dialect),
     '0013-quotes': quotes(database.dialect),
     '0015-imports': imports(database.dialect),
+    '0016-export-search': exportSearch(database.dialect),
   };
 }
 

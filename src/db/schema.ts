@@ -502,6 +502,8 @@ export interface ExportsTable extends Tenant {
   object: string;
   /** JSON: the list route's query parameters. */
   filters: unknown;
+  /** JSON: a search body (filters, filter groups, full text, sort) selecting the records instead; null for filters. */
+  search: unknown;
   status: string;
   rows_total: number | null;
   rows_processed: number;

@@ -1,6 +1,9 @@
-// CSV exports through HTTP: filters, progress, the streamed file, and a round trip through an import.
+// CSV exports through HTTP: filters or a search, progress, the streamed file, a round trip through an
+// import, and an export whose job cannot finish.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_ATTEMPTS } from '../../src/platform/jobs/kinds.ts';
+import { exportJob } from '../../src/resources/exports/exports.jobs.ts';
 import { tenant, testApp } from '../helpers/app.ts';
 import { upload, waitFor } from '../helpers/imports.ts';
 
@@ -21,6 +24,7 @@ async function exportCsv(t: T, body: object): Promise<string> {
   const id = res.json().data.id as string;
   expect(res.json().data).toMatchObject({ status: 'queued', download_url: null });
   expect(res.json().data.filters).toEqual((body as { filters?: object }).filters ?? {});
+  expect(res.json().data.search).toEqual((body as { search?: object }).search ?? null);
   const done = await waitFor(app, t.live_token, `/v1/exports/${id}`, ENDED);
   expect(done).toMatchObject({ status: 'completed', download_url: `/v1/exports/${id}/file` });
   const file = await t.live.get(`/v1/exports/${id}/file`);
@@ -99,5 +103,103 @@ describe('exports', () => {
     expect((await other.live.get(`/v1/exports/${id}/file`)).statusCode).toBe(404);
     await waitFor(app, t.live_token, `/v1/exports/${id}`, ENDED);
     expect((await t.live.get('/v1/exports')).json().pagination.total).toBe(1);
+  });
+
+  it('exports the matches of a search in its order, across pages of the file', async () => {
+    const t = await tenant(app);
+    expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'score', data_type: 'number' })).statusCode).toBe(201);
+    const list = (await t.live.post('/v1/lists', { name: 'Scored', type: 'contacts' })).json().data.id as string;
+    // 1,100 contacts, scores with ties, two in three engineers: more matches than a page of the export (500).
+    for (let batch = 0; batch < 11; batch++) {
+      const records = Array.from({ length: 100 }, (_, k) => {
+        const i = batch * 100 + k;
+        return { list_id: list, first_name: `P${i}`, work_email: `p${i}@example.com`, title: i % 3 === 0 ? 'Account Executive' : 'Software Engineer', custom_fields: { score: i % 37 } };
+      });
+      const res = await t.live('PUT', '/v1/contacts/assert/batch', { records });
+      expect(res.json().data.created, res.body).toBe(100);
+    }
+    const search = { filters: [{ field: 'title', operator: 'contains', value: 'engineer' }], sort: [{ field: 'custom_fields.score', direction: 'desc' }] };
+    const walked: string[] = [];
+    for (let cursor: string | null = null; ;) {
+      const page = (await t.live.post('/v1/search/contacts', { ...search, limit: 200, ...(cursor ? { cursor } : {}) })).json() as { data: Array<{ id: string }>; next_cursor: string | null };
+      walked.push(...page.data.map((c) => c.id));
+      cursor = page.next_cursor;
+      if (!cursor) break;
+    }
+    expect(walked).toHaveLength(733);
+    const csv = await exportCsv(t, { object: 'contacts', search });
+    expect(csv.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual(walked);
+    const exports = (await t.live.get('/v1/exports')).json().data;
+    expect(exports[0]).toMatchObject({ filters: {}, search, rows_total: 733, rows_processed: 733 });
+
+    // Full text too: the file holds exactly the search's matches.
+    const byWords = await exportCsv(t, { object: 'contacts', search: { q: 'p1099' } });
+    expect(byWords.trim().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual((await t.live.post('/v1/search/contacts', { q: 'p1099' })).json().data.map((c: { id: string }) => c.id));
+  });
+
+  it('checks a search as the search route does, at its place under search', async () => {
+    const t = await tenant(app);
+    const post = (body: object) => t.live.post('/v1/exports', { object: 'contacts', ...body });
+    const both = await post({ filters: { title: 'VP' }, search: { q: 'ada' } });
+    expect([both.statusCode, both.json().detail[0]]).toEqual([422, { loc: ['body', 'search'], msg: 'Give filters or search, not both', type: 'value_error' }]);
+    const paged = await post({ search: { q: 'ada', limit: 10, cursor: 'x' } });
+    expect(paged.statusCode).toBe(422);
+    expect(paged.json().detail.map((e: { loc: string[] }) => e.loc)).toEqual([['body', 'search', 'limit'], ['body', 'search', 'cursor']]);
+    const shape = await post({ search: { filters: 'title' } });
+    expect([shape.statusCode, shape.json().detail[0].loc]).toEqual([422, ['body', 'search', 'filters']]);
+    const value = await post({ search: { filters: [{ field: 'created_at', operator: 'gte', value: 'soon' }] } });
+    expect([value.statusCode, value.json().detail[0].loc]).toEqual([422, ['body', 'search', 'filters', '0', 'value']]);
+    const unknown = await post({ search: { filters: [{ field: 'custom_fields.nope', operator: 'eq', value: 1 }] } });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().detail).toContain('custom_fields.nope');
+    const companies = await t.live.post('/v1/exports', { object: 'companies', search: { filters: [{ field: 'title', operator: 'contains', value: 'x' }] } });
+    expect([companies.statusCode, companies.json().detail]).toEqual([400, expect.stringContaining('title')]);
+    expect((await t.live.get('/v1/exports')).json().pagination.total).toBe(0);
+  });
+});
+
+describe('exports run by a worker', () => {
+  let quiet: FastifyInstance;
+  beforeAll(async () => {
+    // No workers: the test runs the job itself. On PostgreSQL the file's other app shares the
+    // queue, so its workers stop too (and start again after).
+    quiet = await testApp({ env: { WORKERS: 'off' } });
+    await app.services.workers?.stop();
+  });
+  afterAll(async () => {
+    await quiet.close();
+    await app.close();
+    app = await testApp();
+  });
+
+  const contextFor = (orgId: string, attempt: number) => ({
+    database: quiet.services.database, config: quiet.services.config, signal: new AbortController().signal,
+    job: { id: 'job_test', orgId, mode: 'live' as const, attempt, ranBefore: false },
+  }) as unknown as Parameters<typeof exportJob.run>[1];
+  const failedEvents = async (t: T, id: string) => ((await t.live.get('/v1/events?type=export.failed')).json().data as Array<{ data: { object: { id: string } } }>)
+    .filter((e) => e.data.object.id === id);
+
+  it('fails at once, saying why, when its search no longer applies', async () => {
+    const t = await tenant(quiet);
+    const field = (await t.live.post('/v1/fields', { object: 'contacts', name: 'tier', data_type: 'text' })).json().data.id as string;
+    const id = (await t.live.post('/v1/exports', { object: 'contacts', search: { filters: [{ field: 'custom_fields.tier', operator: 'eq', value: 'gold' }] } })).json().data.id as string;
+    expect((await t.live.delete(`/v1/fields/${field}`)).statusCode).toBe(200);
+    await expect(exportJob.run({ export_id: id }, contextFor(t.org_id, 1))).rejects.toThrow(/custom_fields\.tier/);
+    const ended = (await t.live.get(`/v1/exports/${id}`)).json().data;
+    expect(ended).toMatchObject({ status: 'failed', download_url: null, error: expect.stringMatching(/^The search no longer applies: .*custom_fields\.tier/) });
+    expect((await t.live.get(`/v1/exports/${id}/file`)).statusCode).toBe(409);
+    expect(await failedEvents(t, id)).toHaveLength(1);
+  });
+
+  it('ends failed, not running for good, when its job fails its last attempt', async () => {
+    const t = await tenant(quiet);
+    const id = (await t.live.post('/v1/exports', { object: 'contacts' })).json().data.id as string;
+    // A stored export its job cannot run: an object no longer exportable.
+    await quiet.services.database.db.updateTable('exports').set({ object: 'gone' }).where('org_id', '=', t.org_id).where('id', '=', id).execute();
+    await expect(exportJob.run({ export_id: id }, contextFor(t.org_id, 1))).rejects.toThrow();
+    expect((await t.live.get(`/v1/exports/${id}`)).json().data.status).toBe('queued');
+    await expect(exportJob.run({ export_id: id }, contextFor(t.org_id, DEFAULT_MAX_ATTEMPTS))).rejects.toThrow();
+    expect((await t.live.get(`/v1/exports/${id}`)).json().data).toMatchObject({ status: 'failed', error: `The export stopped after ${DEFAULT_MAX_ATTEMPTS} failed attempts` });
+    expect(await failedEvents(t, id)).toHaveLength(1);
   });
 });

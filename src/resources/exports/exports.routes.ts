@@ -1,13 +1,17 @@
-// `/v1/exports`: write the records matching a list's filters to a CSV in the background, follow
-// the export, and download its file (streamed from the store).
+// `/v1/exports`: write the records matching a list's filters or a search to a CSV in the background,
+// follow the export, and download its file (streamed from the store).
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import type { Database } from '../../db/database.ts';
 import { lacksScope } from '../../platform/auth.ts';
-import { conflict, validationError } from '../../platform/errors.ts';
+import { AppError, conflict, validationError } from '../../platform/errors.ts';
 import { paginate } from '../../platform/pagination.ts';
 import { CsvResponse, Data, errorResponses, IdParams, ListOf, Nullable, PageQuery, StringEnum, Timestamp } from '../../platform/schemas.ts';
+import { compileSearch, type SearchRequest } from '../../platform/resource/search.ts';
+import { searchBody } from '../../platform/resource/search-schemas.ts';
+import type { Scope } from '../../platform/scope.ts';
 import { grants } from '../../platform/scopes.ts';
 import { toValidationError, validatorCompiler } from '../../platform/validation.ts';
 import { mutate } from '../../platform/write.ts';
@@ -27,12 +31,17 @@ const ExportCreateSchema = Type.Object({
     description: 'The query parameters of the object\'s list route (`GET /v1/contacts?title=VP` is `{"title": "VP"}`), custom-field filters included; paging parameters are not filters',
     examples: [{ list_id: 'lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B' }],
   })),
+  search: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unsafe<unknown>({ description: 'A part of the search' }), {
+    description: 'Instead of `filters`: a search, as the body of `POST /v1/search/<object>` without `limit` and `cursor` (`filters`, `filter_groups`, `q`, `sort`); the file lists the matches in the search\'s order',
+    examples: [{ q: 'ada', filters: [{ field: 'title', operator: 'contains', value: 'engineer' }], sort: [{ field: 'last_name', direction: 'asc' }] }],
+  })),
 }, { additionalProperties: false, description: 'An export' });
 
 const ExportSchema = Type.Object({
   id: Type.String({ description: 'Identifier of the export', examples: ['exp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   object: ObjectSchema,
-  filters: Type.Record(Type.String(), Type.Unknown(), { description: 'The filters, as given' }),
+  filters: Type.Record(Type.String(), Type.Unknown(), { description: 'The filters, as given (empty for an export by search)' }),
+  search: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'The search, as given; null for an export by filters' })),
   status: StringEnum(store.EXPORT_STATUSES, { description: '`queued`, `running`, `completed` (the file can be downloaded) or `failed`', examples: ['completed'] }),
   rows_total: Nullable(count('Records matching the filters, once counted')),
   rows_processed: count('Records written so far'),
@@ -48,11 +57,13 @@ const ExportSchema = Type.Object({
 const PAGING = ['page', 'limit', 'cursor'];
 type Validator = ((v: unknown) => boolean) & { errors?: never[] };
 const filterValidators = new Map<ImportObject, Validator>();
+const searchValidators = new Map<ImportObject, Validator>();
+const pagingRefused = (found: string[], at: string) => validationError(found.map((p) => ({ loc: ['body', at, p], msg: 'Paging parameters are not filters', type: 'extra_forbidden' })));
 
 /** The filters checked as the list route checks its query string (422 naming the filter). */
 function checkFilters(object: ImportObject, filters: Record<string, unknown>): Record<string, unknown> {
   const paging = PAGING.filter((p) => p in filters);
-  if (paging.length > 0) throw validationError(paging.map((p) => ({ loc: ['body', 'filters', p], msg: 'Paging parameters are not filters', type: 'extra_forbidden' })));
+  if (paging.length > 0) throw pagingRefused(paging, 'filters');
   let validate = filterValidators.get(object);
   if (!validate) {
     const r = IMPORTABLE[object].resource;
@@ -69,20 +80,52 @@ function checkFilters(object: ImportObject, filters: Record<string, unknown>): R
   return checked;
 }
 
+/**
+ * The search checked as `POST /v1/search/<object>` checks its body (422 at its place under
+ * `search`, 400 naming an unknown field or an operator that does not fit), paging refused.
+ */
+async function checkSearch(database: Database, scope: Scope, object: ImportObject, search: Record<string, unknown>): Promise<SearchRequest> {
+  const paging = PAGING.filter((p) => p in search);
+  if (paging.length > 0) throw pagingRefused(paging, 'search');
+  const r = IMPORTABLE[object].resource;
+  let validate = searchValidators.get(object);
+  if (!validate) {
+    // Wrapped as the body's `search`, so every error's place starts with it.
+    const schema = Type.Object({ search: searchBody(r) });
+    validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: `/search/${r.plural}` }) as Validator;
+    searchValidators.set(object, validate);
+  }
+  const checked = { ...search };
+  if (!validate({ search: checked })) throw toValidationError(validate.errors ?? [], 'body');
+  delete checked.limit; // the validator's paging default: the export reads every page
+  try {
+    await compileSearch(r, database.db, database.dialect, scope, checked);
+  } catch (error) {
+    if (error instanceof AppError && Array.isArray(error.detail)) for (const e of error.detail) e.loc = ['body', 'search', ...e.loc.slice(1)];
+    throw error;
+  }
+  return checked;
+}
+
 export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = () => app.services.database.db;
+  const bothGiven = () => validationError([{ loc: ['body', 'search'], msg: 'Give filters or search, not both', type: 'value_error' }]);
 
   app.post('/exports', {
     schema: {
-      tags, summary: 'Start an export', description: 'Writes the contacts or companies matching `filters` (the list route\'s query parameters) to a CSV in the background: one column per field, `custom_fields.<name>` per custom field, so the file imports back as it is. Answers 201 with the export, `queued`; `GET /v1/exports/{id}` follows it. The key needs `exports:write` and the object\'s read scope.',
+      tags, summary: 'Start an export', description: 'Writes the contacts or companies matching `filters` (the list route\'s query parameters), or a `search` (as `POST /v1/search/<object>` takes it, in its order), to a CSV in the background: one column per field, `custom_fields.<name>` per custom field, so the file imports back as it is. Answers 201 with the export, `queued`; `GET /v1/exports/{id}` follows it. The key needs `exports:write` and the object\'s read scope.',
       body: ExportCreateSchema, response: { 201: Data(ExportSchema, 'The export, queued'), ...errorResponses() },
     },
-  }, (req, reply) => {
+  }, async (req, reply) => {
     const needed = `${req.body.object}:read`;
     if (req.apiKey && !grants(req.apiKey.scopes, needed)) throw lacksScope(needed);
-    const filters = checkFilters(req.body.object, (req.body.filters ?? {}) as Record<string, unknown>);
-    return mutate(req, reply, 201, (w) => store.createExport(w, req.body.object, filters));
+    const { object, filters, search } = req.body as { object: ImportObject; filters?: Record<string, unknown>; search?: Record<string, unknown> };
+    if (filters && search) throw bothGiven();
+    const selection = search
+      ? { filters: {}, search: await checkSearch(app.services.database, req.scope, object, search) }
+      : { filters: checkFilters(object, filters ?? {}), search: null };
+    return mutate(req, reply, 201, (w) => store.createExport(w, object, selection));
   });
 
   app.get('/exports', {

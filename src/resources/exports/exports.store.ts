@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
+import type { SearchRequest } from '../../platform/resource/search.ts';
 import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
@@ -15,11 +16,15 @@ export const EXPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as c
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 
 const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const parsed = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, unknown> | null;
+
+/** What an export writes: the records matching the list route's filters, or those of a search. */
+export type Selection = { filters: Record<string, unknown>; search: SearchRequest | null };
 
 export function toExport(row: ExportRow) {
   return {
     id: row.id, object: row.object as ImportObject,
-    filters: (typeof row.filters === 'string' ? JSON.parse(row.filters) : row.filters) as Record<string, unknown>,
+    filters: parsed(row.filters) ?? {}, search: parsed(row.search),
     status: row.status as ExportStatus, rows_total: numOrNull(row.rows_total), rows_processed: Number(row.rows_processed),
     size_bytes: Number(row.size_bytes), error: row.error,
     download_url: row.status === 'completed' ? `/v1/exports/${row.id}/file` : null,
@@ -28,9 +33,9 @@ export function toExport(row: ExportRow) {
   };
 }
 
-export async function createExport(w: WriteContext, object: ImportObject, filters: Record<string, unknown>) {
+export async function createExport(w: WriteContext, object: ImportObject, { filters, search }: Selection) {
   const row: ExportRow = {
-    ...tenantOf(w.scope), id: newId('exp'), object, filters: JSON.stringify(filters), status: 'queued', rows_total: null, rows_processed: 0,
+    ...tenantOf(w.scope), id: newId('exp'), object, filters: JSON.stringify(filters), search: search && JSON.stringify(search), status: 'queued', rows_total: null, rows_processed: 0,
     size_bytes: 0, error: null, started_at: null, finished_at: null, created_at: w.now, updated_at: w.now,
   };
   await w.tx.insertInto('exports').values(row).execute();
