@@ -9,6 +9,22 @@ const TITLES = [
 ];
 export const RARE_TITLE = 'Quantum Research Lead';
 export const RARE_SUBSTRING = 'quantum';
+/**
+ * The pieces of RARE_TITLE (four characters or more, no space at either end) that no other title
+ * contains: each selects exactly the contacts RARE_SUBSTRING selects, as the uncached title
+ * searches of scenario 4u ask for them (`search`, `arch l`, `quantum re`, …).
+ */
+export const RARE_PIECES: readonly string[] = (() => {
+  const rare = RARE_TITLE.toLowerCase();
+  const pieces: string[] = [];
+  for (let a = 0; a < rare.length; a++) {
+    for (let b = a + 4; b <= rare.length; b++) {
+      const piece = rare.slice(a, b);
+      if (piece.trim() === piece && !TITLES.some((t) => t.toLowerCase().includes(piece))) pieces.push(piece);
+    }
+  }
+  return pieces;
+})();
 /** Values of the `segment` custom field of the batch assert scenario; `gold` is one record in four. */
 export const SEGMENTS = ['gold', 'silver', 'bronze', 'none'];
 const COMPANIES = ['Analytical Engines', 'Bletchley Systems', 'Cobol Works', 'Semaphore Labs', 'Clu Software', 'TeX Press', 'Apollo Guidance', 'Unix Room'];

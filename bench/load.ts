@@ -3,7 +3,7 @@
 // precision (autocannon's own histogram keeps whole milliseconds). Prints one JSON document.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { contactFields, dealFields, SEGMENTS } from './fixtures.ts';
+import { contactFields, dealFields, RARE_PIECES, SEGMENTS } from './fixtures.ts';
 
 export interface LoadSpec {
   url: string;
@@ -17,15 +17,16 @@ export interface LoadSpec {
    * `paths` in turn; `create`: a new contact body each time; `assert-batch`: 100 new contacts per
    * request; `deal-with-contacts`: POST path, a new deal with three random contacts of idsFile;
    * `created-range`: path + `created_after=…&created_before=…` (see createdWindow) from a fixed
-   * pseudo-random sequence starting at `sequenceStart`, so no answer comes from a cache.
+   * pseudo-random sequence starting at `sequenceStart`, so no answer comes from a cache;
+   * `rare-title`: path + `title=…&created_before=…` (see rareTitle), uncached the same way.
    */
-  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'create' | 'assert-batch' | 'deal-with-contacts';
+  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'rare-title' | 'create' | 'assert-batch' | 'deal-with-contacts';
   path: string;
   headers?: Record<string, string>;
   body?: string;
   idsFile?: string;
   paths?: string[];
-  /** For `created-range`: the unix seconds the seeded records were created in, and where in the sequence to start. */
+  /** For `created-range` and `rare-title`: the unix seconds the seeded records were created in, and where in the sequence to start. */
   range?: [number, number];
   sequenceStart?: number;
   /** For `create`: the list to create contacts on; for `create` and `deal-with-contacts`: whether each create carries a fresh Idempotency-Key. */
@@ -94,6 +95,19 @@ export function createdWindow(i: number, lo: number, hi: number): string {
   return `created_after=${lo + (hash(i) % Math.max(1, hi - lo))}&created_before=${hi + 1 + i}`;
 }
 
+/**
+ * Request i's title search: a piece of the rare title (RARE_PIECES) with the case of each letter
+ * from a fixed pseudo-random sequence, so the values vary as people's searches do while every one
+ * selects the same contacts, and a `created_before` past every record whose value carries i, so no
+ * two requests share a query string (a cache key).
+ */
+export function rareTitle(i: number, hi: number): string {
+  const piece = RARE_PIECES[hash(i) % RARE_PIECES.length];
+  const cases = hash(i + 0x9e3779b9);
+  const title = [...piece].map((c, k) => ((cases >>> (k % 32)) & 1 ? c.toUpperCase() : c)).join('');
+  return `title=${encodeURIComponent(title)}&created_before=${hi + 1 + i}`;
+}
+
 /** The request sequence each connection repeats: one request, or the four of a deal with its contacts. */
 function requestsOf(spec: LoadSpec): Step[] {
   const headers = { ...spec.headers };
@@ -108,6 +122,10 @@ function requestsOf(spec: LoadSpec): Step[] {
     const [lo, hi] = spec.range!;
     let i = spec.sequenceStart ?? 0;
     return [{ ...base, setupRequest: (req) => ({ ...req, path: `${spec.path}${createdWindow(i++, lo, hi)}` }) }];
+  }
+  if (spec.kind === 'rare-title') {
+    let i = spec.sequenceStart ?? 0;
+    return [{ ...base, setupRequest: (req) => ({ ...req, path: `${spec.path}${rareTitle(i++, spec.range![1])}` }) }];
   }
   if (spec.kind === 'rotate') {
     return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.paths![n++ % spec.paths!.length] }) }];

@@ -1,5 +1,6 @@
 // Child processes of a run: servers pinned to core 0 and the load generator pinned to core 1 (with
-// `taskset`, when it exists and there are two cores), so the two never compete for one core.
+// `taskset`, when it exists and there are two cores), so the two never compete for one core; one
+// server of scenario 1x2 gets two cores.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -13,6 +14,11 @@ import type { WalkResult, WalkSpec } from './walk.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
+/**
+ * Two cores for a server (scenario 1x2, reads on two cores): the server's and a third when the
+ * machine has one, else the load generator's, which the two then share.
+ */
+export const TWO_SERVER_CORES = availableParallelism() >= 3 ? `${SERVER_CORE},2` : `${SERVER_CORE},${LOAD_CORE}`;
 
 export const canPin = (): boolean => availableParallelism() >= 2 && spawnSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' }).status === 0;
 const pinned = canPin();
@@ -26,7 +32,7 @@ function serverNodeOptions(): string[] {
   return scripts.start.split(/\s+/).filter((token) => token.startsWith('--'));
 }
 
-function command(core: number, script: string, args: string[] = [], nodeOptions: string[] = []): [string, string[]] {
+function command(core: number | string, script: string, args: string[] = [], nodeOptions: string[] = []): [string, string[]] {
   const node = [process.execPath, '--disable-warning=ExperimentalWarning', ...nodeOptions, script, ...args];
   return pinned ? ['taskset', ['-c', String(core), ...node]] : [node[0], node.slice(1)];
 }
@@ -79,11 +85,11 @@ function cpuSeconds(pid: number): number | null {
   }
 }
 
-/** Starts `script` (relative to the repository) on the server core and waits until it answers HTTP. */
-export async function startServer(script: string, env: Record<string, string>, logFile?: string): Promise<Server> {
+/** Starts `script` (relative to the repository) on the server core (or `cores`) and waits until it answers HTTP. */
+export async function startServer(script: string, env: Record<string, string>, logFile?: string, cores: number | string = SERVER_CORE): Promise<Server> {
   const port = await freePort();
   const log = logFile ? openSync(logFile, 'a') : 'ignore';
-  const [file, args] = command(SERVER_CORE, script, [], serverNodeOptions());
+  const [file, args] = command(cores, script, [], serverNodeOptions());
   const child = spawn(file, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },

@@ -7,9 +7,9 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { dealScenarios, type DealResults } from './deal-scenarios.ts';
 import { RARE_SUBSTRING, SEGMENTS } from './fixtures.ts';
-import type { LoadSpec, RoundResult } from './load.ts';
+import { rareTitle, type LoadSpec, type RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
-import { runLoad, runWalk, startServer, type LoadResult, type Server } from './processes.ts';
+import { canPin, LOAD_CORE, runLoad, runWalk, startServer, TWO_SERVER_CORES, type LoadResult, type Server } from './processes.ts';
 import { searchScenarios, type SearchResults } from './search-scenarios.ts';
 import { createSeededOrg, EPOCH_MS, seedContacts, seedDeals } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
@@ -39,9 +39,12 @@ export interface Figure {
 export interface StoreResult {
   store: StoreKind;
   seed: { contacts: number; deals: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
-  baselines: { c_get_by_id: Figure; d_insert: Figure; e_filtered_page: Figure };
+  /** Baseline (e) twice: the statements of the created_at window (2u) and of title contains (4u). */
+  baselines: { c_get_by_id: Figure; d_insert: Figure; e_filtered_page: Figure; e_titled_page: Figure };
   scenarios: {
     s1_get_one: Figure;
+    /** SQLite: GET one by the service pinned to one core and to two (`cores`), in turn; null elsewhere. */
+    s1x2_two_cores: { oneCore: Figure; twoCores: Figure; cores: string; sharedWithLoad: boolean } | null;
     /** coldMs: the first request, before any answer was cached. */
     s2_list_first_page: Figure & { total: number; coldMs: number };
     /** The list filtered by a `created_after` no request asked before, with its total: uncached. */
@@ -50,6 +53,8 @@ export interface StoreResult {
     s9p_responsiveness: { alone: Figure; underLoad: Figure; load: Figure };
     s3_cursor_walk: { pages: Record<string, { p50: number; p90: number; samples: number }>; walked: number; seconds: number; deepest: number };
     s4_title_contains: Figure & { total: number; substring: string; coldMs: number };
+    /** Title contains a piece of the rare title, in a mix of cases, with a created_before no request asked before: uncached. */
+    s4u_title_uncached: Figure;
     s5_create: Figure;
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
     s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
@@ -141,20 +146,21 @@ function serviceEnv(url: string, limits: Record<string, string>): Record<string,
   return { DATABASE_URL: url, LOG_LEVEL: 'info', SECRET_KEY, REDIS_URL: '', ...limits };
 }
 
-async function getJson<T>(url: string, token: string): Promise<T> {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+async function getJson<T>(url: string, token?: string): Promise<T> {
+  const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
 export async function benchStore(kind: StoreKind, pgServer: string | undefined, ctx: Context): Promise<StoreResult> {
   const { options, log } = ctx;
+  const pinned = canPin();
   const store = await createStore(kind, pgServer);
   const database: Database = openDatabase(store.url);
   const servers: Server[] = [];
   const logFile = join(ctx.workDir, `service-${kind}.log`);
-  const start = async (script: string, env: Record<string, string>) => {
-    const server = await startServer(script, env, script.includes('instrumented') ? logFile : undefined);
+  const start = async (script: string, env: Record<string, string>, cores?: string) => {
+    const server = await startServer(script, env, script.includes('instrumented') ? logFile : undefined, cores);
     servers.push(server);
     return server;
   };
@@ -230,6 +236,17 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     await stop(bareGet);
     await noteRss('s1');
 
+    // 1x2 (SQLite): the same reads by the service on two cores, in turn with it on one. A second
+    // process on the same file, serving only (no jobs); with two cores in all the load generator
+    // shares the second one.
+    let twoCores: StoreResult['scenarios']['s1x2_two_cores'] = null;
+    if (kind === 'sqlite' && pinned) {
+      const wide = await start('bench/instrumented-server.ts', { ...serviceEnv(store.url, RAISED_LIMITS), WORKERS: 'off' }, TWO_SERVER_CORES);
+      const [one, two] = await measureInTurn([{ server: service, spec: specFor(service, getOneSpec) }, { server: wide, spec: specFor(wide, getOneSpec) }], [200]);
+      await stop(wide);
+      twoCores = { oneCore: one, twoCores: two, cores: TWO_SERVER_CORES, sharedWithLoad: TWO_SERVER_CORES.split(',').includes(String(LOAD_CORE)) };
+    }
+
     const firstStarted = performance.now();
     const first = await getJson<{ pagination: { total: number } }>(`${service.url}/v1/contacts?limit=50`, big.token);
     const firstMs = Math.round((performance.now() - firstStarted) * 100) / 100;
@@ -242,13 +259,19 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     // 2u: the same list filtered by created_after, each request a value no request asked before, in
     // turn with baseline (e) running the same page-plus-count SQL for the same values.
     const created = [Math.floor(EPOCH_MS / 1000), Math.ceil((EPOCH_MS + big.contacts) / 1000)] as [number, number];
-    const bareList = await start('bench/baselines/fastify-list.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId });
-    // Ten connections: an uncached count costs milliseconds, and fifty would queue past a round.
-    const [e, s2u] = await measureInTurn([
-      { server: bareList, spec: specFor(bareList, { kind: 'created-range', path: '/contacts?', range: created, connections: 10 }) },
-      { server: service, spec: specFor(service, { kind: 'created-range', path: '/v1/contacts?limit=50&', range: created, headers: auth, connections: 10 }) },
-    ], [200]);
-    await stop(bareList);
+    // Baseline (e) and the service in turn on one uncached `sequence` of list filters, once `check`
+    // has passed. Ten connections: an uncached count costs milliseconds, and fifty would queue past a round.
+    const uncachedInTurn = async (sequence: 'created-range' | 'rare-title', barePath: string, check?: (bare: Server) => Promise<void>) => {
+      const bare = await start('bench/baselines/fastify-list.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId, BENCH_ORG_CONTACTS: String(big.contacts) });
+      await check?.(bare);
+      const figures = await measureInTurn([
+        { server: bare, spec: specFor(bare, { kind: sequence, path: barePath, range: created, connections: 10 }) },
+        { server: service, spec: specFor(service, { kind: sequence, path: '/v1/contacts?limit=50&', range: created, headers: auth, connections: 10 }) },
+      ], [200]);
+      await stop(bare);
+      return figures;
+    };
+    const [e, s2u] = await uncachedInTurn('created-range', '/contacts?');
     await noteRss('s2u');
 
     // 9p: responsiveness. GET one on a single connection, 200 a second (a client among others, not
@@ -276,6 +299,25 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     if (titled.pagination.total !== expectedTitled) throw new Error(`title total ${titled.pagination.total}, expected ${expectedTitled}`);
     const s4 = { ...(await load(service, { kind: 'fixed', path: titlePath, headers: auth })), total: titled.pagination.total, substring: RARE_SUBSTRING, coldMs: titleMs };
     await noteRss('s4');
+
+    // 4u: title contains, each request a piece of the rare title in its own mix of cases (the same
+    // contacts as scenario 4) with a created_before no request asked before, in turn with baseline
+    // (e) running the service's statements for the same values. First, a few values where the
+    // measured sequence never goes: the two must find the same contacts.
+    const [eTitled, s4u] = await uncachedInTurn('rare-title', '/titled?', async (bare) => {
+      for (let i = 900_000_000; i < 900_000_003; i++) {
+        const query = rareTitle(i, created[1]);
+        const [answer, bareAnswer] = await Promise.all([
+          getJson<{ data: Array<{ id: string }>; pagination: { total: number } }>(`${service.url}/v1/contacts?limit=50&${query}`, big.token),
+          getJson<{ data: Array<{ id: string }>; total: number }>(`${bare.url}/titled?${query}`),
+        ]);
+        const ids = (rows: Array<{ id: string }>) => rows.slice(0, 50).map((c) => c.id).join();
+        if (answer.pagination.total !== expectedTitled || bareAnswer.total !== expectedTitled || ids(answer.data) !== ids(bareAnswer.data)) {
+          throw new Error(`4u: ${query} found ${answer.pagination.total} contacts, the baseline ${bareAnswer.total}, expected ${expectedTitled}`);
+        }
+      }
+    });
+    await noteRss('s4u');
 
     // Before scenario 5, whose new contacts would add to the search's expected total.
     log(`${kind}: scenarios 13 and 14 (search)`);
@@ -331,14 +373,16 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     return {
       store: kind,
       seed: { contacts: big.contacts, deals: seededDeals.deals, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
-      baselines: { c_get_by_id: c, d_insert: d, e_filtered_page: e },
+      baselines: { c_get_by_id: c, d_insert: d, e_filtered_page: e, e_titled_page: eTitled },
       scenarios: {
         s1_get_one: s1,
+        s1x2_two_cores: twoCores,
         s2_list_first_page: s2,
         s2u_list_uncached: s2u,
         s9p_responsiveness: { alone: probeAlone, underLoad: probeUnderLoad, load: heavyFigure },
         s3_cursor_walk: { ...walk, deepest: Math.max(...pages) },
         s4_title_contains: s4,
+        s4u_title_uncached: s4u,
         s5_create: s5,
         s6_rate_limited: { ...s6raw, rejectedPerSecond: Math.round(perSecond('429')), allowedPerSecond: Math.round(perSecond('200')) },
         s7_growth: growth,

@@ -1,9 +1,10 @@
-// The store of baselines (c) and (d): the same database as the service, opened the way the service
-// opens it (the same SQLite pragmas; a pg pool of the same size with named prepared statements),
-// but used directly: one prepared statement per request, no query builder.
+// The store of baselines (c), (d) and (e): the same database as the service, opened the way the
+// service opens it (the same SQLite pragmas; a pg pool of the same size with named prepared
+// statements), but used directly: one prepared statement per request, no query builder.
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { CREATION_LAG_SECONDS, firstIdAt } from '../../src/platform/ids.ts';
+import { TITLE_SCAN_MAX } from '../../src/resources/contacts/contacts.store.ts';
 
 export interface BareStore {
   /** One live contact of `org` by id, on the primary key (org_id, mode, id) as the service reads it. */
@@ -13,6 +14,13 @@ export interface BareStore {
   createdPage(org: string, after: number, before: number, limit: number): Promise<Array<Record<string, unknown>>>;
   /** Their exact number. */
   createdCount(org: string, after: number, before: number): Promise<number>;
+  /**
+   * Live contacts of `org` (`size` of them) whose title contains `title` (ignoring case), created
+   * before `before`: the first page, newest first, and their exact number, by the statements the
+   * service runs for `GET /v1/contacts?title=…&created_before=…` (see `list` and `count` in
+   * src/resources/contacts/contacts.store.ts, whose choice of path this repeats).
+   */
+  titledPage(org: string, size: number, title: string, before: number, limit: number): Promise<{ data: Array<Record<string, unknown>>; total: number }>;
 }
 
 const CREATED = "org_id = ? and mode = 'live' and created_at >= ? and created_at < ?";
@@ -20,6 +28,13 @@ const CREATED = "org_id = ? and mode = 'live' and created_at >= ? and created_at
 const PAGE = `select * from contacts where ${CREATED} and id >= ? and id < ? order by id desc limit ?`;
 const pageValues = (org: string, after: number, before: number, limit: number) =>
   [org, after, before, firstIdAt('con', after * 1000), firstIdAt('con', (before + CREATION_LAG_SECONDS) * 1000), limit];
+
+// Title contains: LIKE (ILIKE) with the text's wildcards escaped; on SQLite the trigram index's
+// candidates first on a large tenant (the tenant's own indexes off, by unary +).
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const TITLED = "title like ? escape '\\' and created_at < ?";
+const BY_TITLE_INDEX = `+contacts.org_id = ? and +contacts.mode = 'live' and contacts.rowid in (select rowid from contacts_title_fts where contacts_title_fts match ?) and ${TITLED}`;
+const phrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
 
 const COLUMNS = ['id', 'org_id', 'mode', 'list_id', 'name', 'first_name', 'last_name', 'title', 'company', 'company_id', 'work_email', 'email_domain',
   'personal_email', 'phone', 'linkedin_url', 'city', 'country', 'seniority', 'department', 'tags', 'created_at', 'updated_at'];
@@ -36,7 +51,24 @@ export function openBareStore(url: string): BareStore {
     const insert = db.prepare(`insert into contacts (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
     const page = db.prepare(PAGE);
     const count = db.prepare(`select count(*) as n from contacts where ${CREATED}`);
+    const titledScan = db.prepare(`select * from contacts where org_id = ? and mode = 'live' and ${TITLED} and id < ? order by id desc limit ?`);
+    const titledCount = db.prepare(`select count(*) as n from contacts where org_id = ? and mode = 'live' and ${TITLED}`);
+    const indexedCount = db.prepare(`select count(*) as n from contacts where ${BY_TITLE_INDEX}`);
+    const indexedPage = db.prepare(`select * from contacts where org_id = ? and mode = 'live' and id in (select contacts.id from contacts where ${BY_TITLE_INDEX} order by contacts.id desc limit ?) order by id desc`);
     return {
+      titledPage: async (org, size, title, before, limit) => {
+        const pattern = likePattern(title);
+        const idBound = firstIdAt('con', (before + CREATION_LAG_SECONDS) * 1000);
+        if (size <= TITLE_SCAN_MAX || [...title].length < 3) {
+          const total = Number((titledCount.get(org, pattern, before) as { n: number }).n);
+          return { data: titledScan.all(org, pattern, before, idBound, limit) as Array<Record<string, unknown>>, total };
+        }
+        const total = Number((indexedCount.get(org, phrase(title), pattern, before) as { n: number }).n);
+        const data = total * total < limit * size
+          ? indexedPage.all(org, org, phrase(title), pattern, before, limit)
+          : titledScan.all(org, pattern, before, idBound, limit);
+        return { data: data as Array<Record<string, unknown>>, total };
+      },
       createdPage: async (org, after, before, limit) => page.all(...pageValues(org, after, before, limit)) as Array<Record<string, unknown>>,
       createdCount: async (org, after, before) => Number((count.get(org, after, before) as { n: number }).n),
       getContact: async (org, id) => get.get(org, id) as Record<string, unknown> | undefined,
@@ -48,7 +80,19 @@ export function openBareStore(url: string): BareStore {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   const insertText = `insert into contacts (${COLUMNS.join(', ')}) values (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
   const numbered = (text: string) => { let k = 0; return text.replace(/\?/g, () => `$${++k}`); };
+  const titled = TITLED.replace('like', 'ilike');
+  const titledPageText = numbered(`select * from contacts where org_id = ? and mode = 'live' and ${titled} and id < ? order by id desc limit ?`);
+  const titledCountText = numbered(`select count(*) as n from contacts where org_id = ? and mode = 'live' and ${titled}`);
   return {
+    titledPage: async (org, _size, title, before, limit) => {
+      const pattern = likePattern(title);
+      const idBound = firstIdAt('con', (before + CREATION_LAG_SECONDS) * 1000);
+      const [page, count] = await Promise.all([
+        pool.query({ name: 'titled_page', text: titledPageText, values: [org, pattern, before, idBound, limit] }),
+        pool.query({ name: 'titled_count', text: titledCountText, values: [org, pattern, before] }),
+      ]);
+      return { data: page.rows, total: Number(count.rows[0].n) };
+    },
     createdPage: async (org, after, before, limit) =>
       (await pool.query({ name: 'created_page', text: numbered(PAGE), values: pageValues(org, after, before, limit) })).rows,
     createdCount: async (org, after, before) =>
