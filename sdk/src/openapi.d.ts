@@ -3433,7 +3433,7 @@ export interface webhooks {
         put?: never;
         /**
          * The export.failed event
-         * @description An export stopped without a file (its search no longer applies, or its job gave up); `error` says why. POSTed to every active endpoint subscribed to `export.failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         * @description An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why. POSTed to every active endpoint subscribed to `export.failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onExportFailed"];
         delete?: never;
@@ -7824,7 +7824,7 @@ export interface components {
              */
             type?: "export.completed";
         };
-        /** @description An export stopped without a file (its search no longer applies, or its job gave up); `error` says why */
+        /** @description An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why */
         ExportFailedEvent: components["schemas"]["Event"] & {
             /**
              * @description The event type

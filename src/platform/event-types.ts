@@ -51,7 +51,7 @@ export const EVENT_TYPES = {
   'import.failed': { description: 'An import stopped because its file could not be read (no header row, say); `error` says why' },
   'import.cancelled': { description: 'An import was cancelled; rows written before stay' },
   'export.completed': { description: 'An export finished writing its CSV; the object is the export with its `download_url`' },
-  'export.failed': { description: 'An export stopped without a file (its search no longer applies, or its job gave up); `error` says why' },
+  'export.failed': { description: 'An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why' },
   'list.created': { description: 'A list was created' },
   'list.updated': { description: 'A list was renamed or its description changed' },
   'list.deleted': { description: 'A list was deleted; the object is the list as it was' },

@@ -179,16 +179,19 @@ describe('exports run by a worker', () => {
   const failedEvents = async (t: T, id: string) => ((await t.live.get('/v1/events?type=export.failed')).json().data as Array<{ data: { object: { id: string } } }>)
     .filter((e) => e.data.object.id === id);
 
-  it('fails at once, saying why, when its search no longer applies', async () => {
+  it('fails at once, saying why, when its search or filters no longer apply', async () => {
     const t = await tenant(quiet);
     const field = (await t.live.post('/v1/fields', { object: 'contacts', name: 'tier', data_type: 'text' })).json().data.id as string;
-    const id = (await t.live.post('/v1/exports', { object: 'contacts', search: { filters: [{ field: 'custom_fields.tier', operator: 'eq', value: 'gold' }] } })).json().data.id as string;
+    const bySearch = (await t.live.post('/v1/exports', { object: 'contacts', search: { filters: [{ field: 'custom_fields.tier', operator: 'eq', value: 'gold' }] } })).json().data.id as string;
+    const byFilters = (await t.live.post('/v1/exports', { object: 'contacts', filters: { 'custom_fields.tier': 'gold' } })).json().data.id as string;
     expect((await t.live.delete(`/v1/fields/${field}`)).statusCode).toBe(200);
-    await expect(exportJob.run({ export_id: id }, contextFor(t.org_id, 1))).rejects.toThrow(/custom_fields\.tier/);
-    const ended = (await t.live.get(`/v1/exports/${id}`)).json().data;
-    expect(ended).toMatchObject({ status: 'failed', download_url: null, error: expect.stringMatching(/^The search no longer applies: .*custom_fields\.tier/) });
-    expect((await t.live.get(`/v1/exports/${id}/file`)).statusCode).toBe(409);
-    expect(await failedEvents(t, id)).toHaveLength(1);
+    for (const id of [bySearch, byFilters]) {
+      await expect(exportJob.run({ export_id: id }, contextFor(t.org_id, 1))).rejects.toThrow();
+      const ended = (await t.live.get(`/v1/exports/${id}`)).json().data;
+      expect(ended).toMatchObject({ status: 'failed', download_url: null, error: expect.stringMatching(/^The export no longer applies: .*custom_fields\.tier/) });
+      expect((await t.live.get(`/v1/exports/${id}/file`)).statusCode).toBe(409);
+      expect(await failedEvents(t, id)).toHaveLength(1);
+    }
   });
 
   it('ends failed, not running for good, when its job fails its last attempt', async () => {

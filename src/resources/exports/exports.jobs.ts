@@ -28,10 +28,10 @@ export const exportJob = defineJobKind<{ export_id: string }>({
     try {
       await runExport(database, scope, export_id);
     } catch (error) {
-      // A search that no longer applies (a custom field it names was deleted) fails at once, saying
-      // why; anything else after the last attempt, with the cause kept on the job for operators.
-      if (error instanceof AppError) {
-        await failExport(database, scope, export_id, `The search no longer applies: ${typeof error.detail === 'string' ? error.detail : error.detail.map((e) => e.msg).join('; ')}`);
+      // Filters or a search that no longer apply (a custom field they name was deleted) fail at
+      // once, saying why; anything else after the last attempt, the cause kept on the job for operators.
+      if (error instanceof AppError && (error.kind === 'bad_request' || error.kind === 'validation')) {
+        await failExport(database, scope, export_id, `The export no longer applies: ${typeof error.detail === 'string' ? error.detail : error.detail.map((e) => `${e.loc[e.loc.length - 1]}: ${e.msg}`).join('; ')}`);
         throw new PermanentJobError(error.message);
       }
       if (!signal.aborted && job.attempt >= DEFAULT_MAX_ATTEMPTS) await failExport(database, scope, export_id, `The export stopped after ${DEFAULT_MAX_ATTEMPTS} failed attempts`);
