@@ -140,6 +140,47 @@ describe('imports', () => {
     expect((await t.live.get(`/v1/lists/${listId}`)).json().data.member_count).toBe(2);
   });
 
+  it('fails only the rows the store refuses, leaving nothing of them (a batch refused in part runs again row by row)', async () => {
+    const t = await tenant(app);
+    expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'badge', data_type: 'text', unique: true })).statusCode).toBe(201);
+    expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'plan', data_type: 'text' })).statusCode).toBe(201);
+    const listId = await list(t);
+    // Row 3 holds the badge row 2 took; every other row is new, across batches and in each.
+    const csv = `Email,Badge,Plan\na@example.com,B-1,gold\nb@example.com,B-1,gold\nc@example.com,B-2,silver\n`;
+    const { done } = await importAndWait(t, { csv, fields: { object: 'contacts', list_id: listId, mapping: { Email: 'work_email', Badge: 'custom_fields.badge', Plan: 'custom_fields.plan' } } });
+    expect(done).toMatchObject({ status: 'completed_with_errors', created: 2, failed: 1 });
+    const errors = (await t.live.get(`/v1/imports/${String(done.id)}/errors`)).json().data;
+    expect(errors).toHaveLength(1);
+    // The refused row left nothing: no record, no event, no value, no member counted.
+    const people = await contactsOf(t, listId);
+    expect(people.map((p) => [p.work_email, p.custom_fields]).sort()).toEqual([['a@example.com', { badge: 'B-1', plan: 'gold' }], ['c@example.com', { badge: 'B-2', plan: 'silver' }]]);
+    const holder = people.find((p) => p.work_email === 'a@example.com')!;
+    expect(errors[0]).toMatchObject({ row: 3, message: `Custom field badge value B-1 already belongs to contact ${String(holder.id)}` });
+    const events = (await t.live.get('/v1/events?limit=200')).json().data as Array<{ type: string; data: { object: { work_email?: string } } }>;
+    expect(events.filter((e) => e.type === 'contact.created').map((e) => e.data.object.work_email).sort()).toEqual(['a@example.com', 'c@example.com']);
+    expect((await t.live.get(`/v1/lists/${listId}`)).json().data.member_count).toBe(2);
+    const gold = (await t.live.get(`/v1/contacts?list_id=${listId}&custom_fields.plan=gold`)).json();
+    expect(gold.data.map((p: { work_email: string }) => p.work_email)).toEqual(['a@example.com']);
+  });
+
+  it('writes every row of large batches with their custom field values', async () => {
+    const t = await tenant(app);
+    expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'plan', data_type: 'text' })).statusCode).toBe(201);
+    const listId = await list(t);
+    // 1,103 rows: batches of 500, 500 and 103, each inserted in statements of 256, 128, … rows.
+    const rows = 1103;
+    const csv = `Email,Plan\n${Array.from({ length: rows }, (_, i) => `p${i}@example.com,${i % 3 === 0 ? 'gold' : 'silver'}`).join('\n')}\n`;
+    const { done } = await importAndWait(t, { csv, fields: { object: 'contacts', list_id: listId, mapping: { Email: 'work_email', Plan: 'custom_fields.plan' } } });
+    expect(done).toMatchObject({ status: 'completed', created: rows, failed: 0 });
+    const count = async (query: string) => (await t.live.get(`/v1/contacts?list_id=${listId}&limit=1${query}`)).json().pagination.total as number;
+    expect(await count('')).toBe(rows);
+    expect(await count('&custom_fields.plan=gold')).toBe(Math.ceil(rows / 3));
+    expect(await count('&custom_fields.plan=silver')).toBe(rows - Math.ceil(rows / 3));
+    const last = (await t.live.get(`/v1/contacts?list_id=${listId}&work_email=p${rows - 1}@example.com`)).json().data;
+    expect(last).toHaveLength(1);
+    expect(last[0].custom_fields).toEqual({ plan: (rows - 1) % 3 === 0 ? 'gold' : 'silver' });
+  });
+
   it('reads a BOM, semicolons, tabs and quoted newlines', async () => {
     const t = await tenant(app);
     const listId = await list(t);

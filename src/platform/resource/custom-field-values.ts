@@ -47,8 +47,14 @@ export async function writeCustomFields(r: Resource, w: WriteContext, row: Recor
     unique_value: def.unique ? uniqueForm(encoded!) : null,
   }));
   // The unique index is the last word: a writer that got past the check above still cannot hold a
-  // value another record holds (the central error handler answers the violation with 409).
-  if (rows.length > 0) await shaped(w.tx, w.dialect, `field_values ${rows.length}`, rows.flatMap(Object.values), () => w.tx.insertInto('field_values').values(rows)).execute();
+  // value another record holds (the central error handler answers the violation with 409). A new
+  // record's values go with its row (`insertLater`), unless one is unique: the next record's check
+  // must see it.
+  if (before || rows.some((row) => row.unique_value !== null)) {
+    await shaped(w.tx, w.dialect, `field_values ${rows.length}`, rows.flatMap(Object.values), () => w.tx.insertInto('field_values').values(rows)).execute();
+  } else {
+    for (const row of rows) w.insertLater('field_values', row);
+  }
 }
 
 /** Drops the values of deleted records (`ids`: their ids, or a subquery yielding them). */

@@ -200,18 +200,17 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   await r.hooks?.beforeWrite?.(w, row, { input });
   // The insert's text is the same for every record of the group: built once (`shaped`).
   const values = withoutComputed(r, row);
-  const columns = Object.keys(values).filter((c) => values[c] !== undefined);
-  const params = columns.map((c) => values[c]);
-  const insert = () => w.tx.insertInto(table(r)).values(values as never);
   if (hasUnique(r)) {
+    const columns = Object.keys(values).filter((c) => values[c] !== undefined);
+    const params = columns.map((c) => values[c]);
     // The unique index decides between concurrent writers of one value; the loser names the winner.
     const uniques = Object.entries(r.fields).filter(([, f]) => f.unique).map(([name]) => name);
     // Unique indexes leave nulls out (`where <field> is not null`); the conflict target says so too.
     const inserted = await shaped(w.tx, w.dialect, `create unique ${table(r)} ${columns.join()}`, params, () =>
-      insert().onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never)).execute();
+      w.tx.insertInto(table(r)).values(values as never).onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never)).execute();
     if (inserted.rows.length === 0) await uniqueConflict(r, w, row);
   } else {
-    w.later(shaped(w.tx, w.dialect, `create ${table(r)} ${columns.join()}`, params, insert));
+    w.insertLater(table(r), values);
   }
   if (r.counter) w.count(r.counter, 1);
   if (r.associations) await writeAssociations(r, w, row.id as string, associations);

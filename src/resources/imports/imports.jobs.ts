@@ -69,6 +69,7 @@ function errorsOf(error: AppError): Array<{ field: string | null; message: strin
 async function writeRow(r: Resource, w: WriteContext, mode: WriteMode, input: Record<string, unknown>): Promise<Outcome> {
   const validate = validatorOf(r, mode);
   if (!validate(input)) return { errors: errorsOf(toValidationError(validate.errors ?? [], 'body', r.routes?.messages ?? {})) };
+  // Creates leave their rows queued, to be inserted together: no later row reads them (`flush`).
   const done = await w.attempt(async (): Promise<Outcome> => {
     if (mode === 'create') return { action: 'created', id: (await createRecord(r, w, input)).id };
     // An update writes only rows that match a record; one matching none is skipped.
@@ -76,7 +77,7 @@ async function writeRow(r: Resource, w: WriteContext, mode: WriteMode, input: Re
     if (found === undefined) return { action: 'skipped' };
     const { action, record } = await assertRecord(r, w, input, undefined);
     return { action: action === 'noop' ? 'skipped' : action, id: record.id };
-  });
+  }, { flush: mode !== 'create' });
   return 'error' in done ? { errors: errorsOf(done.error) } : done.value;
 }
 
