@@ -34,18 +34,27 @@ export interface Actor {
   readonly orgId: string;
 }
 
-/** Events of one write up to this many are inserted by a statement built once per count (`shaped`). */
-const SHAPED_ROWS = 8;
-/** Most rows queued by `insertLater` that one statement inserts (a power of two). */
+/** PostgreSQL takes at most this many parameters in one statement. */
+const PG_MAX_PARAMETERS = 65_535;
+/**
+ * Rows of one shape are inserted by statements of 256, 128, … 16 rows, then one of the last 8 or
+ * fewer: each statement's text is one of a few per shape, built once (`shaped`), and none passes
+ * SQLite's limit of parameters.
+ */
 const MERGED_ROWS = 256;
+const LAST_ROWS = 8;
+
+/** A row to insert: its values by column, and its parameters in the order of its columns. */
+interface InsertRow {
+  values: Record<string, unknown>;
+  params: unknown[];
+}
 
 /** A row queued by `insertLater`. */
-interface QueuedRow {
+interface QueuedRow extends InsertRow {
   table: TenantTable;
   /** The table and the columns given: rows of one shape share a statement. */
   shape: string;
-  values: Record<string, unknown>;
-  params: unknown[];
 }
 
 const SAVEPOINT = CompiledQuery.raw('savepoint part');
@@ -163,16 +172,7 @@ export class WriteContext {
     const out: DeferredStatement[] = [];
     const shapes = new Map<string, QueuedRow[]>();
     const insertRows = () => {
-      for (const rows of shapes.values()) {
-        const { table, shape } = rows[0];
-        // Statements of a power-of-two count of rows: a few texts per shape, each built once.
-        for (let i = 0, size = MERGED_ROWS; i < rows.length; size >>= 1) {
-          for (; rows.length - i >= size; i += size) {
-            const chunk = rows.slice(i, i + size);
-            out.push(shaped(this.tx, this.dialect, `insert ${shape} ${size}`, chunk.flatMap((r) => r.params), () => this.tx.insertInto(table).values(chunk.map((r) => r.values) as never)));
-          }
-        }
-      }
+      for (const rows of shapes.values()) out.push(...this.#inserts(rows[0].table, rows[0].shape, rows));
       shapes.clear();
     };
     for (const q of this.#later.splice(0)) {
@@ -186,6 +186,19 @@ export class WriteContext {
       }
     }
     insertRows();
+    return out;
+  }
+
+  /** The statements inserting `rows` (all of one `shape`) into `table` (see MERGED_ROWS). */
+  #inserts(table: TenantTable, shape: string, rows: InsertRow[]): DeferredStatement[] {
+    const out: DeferredStatement[] = [];
+    for (let i = 0, size = MERGED_ROWS; i < rows.length; size >>= 1) {
+      if (rows.length - i <= LAST_ROWS) size = rows.length - i;
+      for (; rows.length - i >= size; i += size) {
+        const chunk = rows.slice(i, i + size);
+        out.push(shaped(this.tx, this.dialect, `insert ${shape} ${size}`, chunk.flatMap((r) => r.params), () => this.tx.insertInto(table).values(chunk.map((r) => r.values) as never)));
+      }
+    }
     return out;
   }
 
@@ -289,9 +302,7 @@ export class WriteContext {
       if (deliveries) statements.push(deliveries);
       const base = this.#seq;
       const rows = this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }));
-      const insert = () => this.tx.insertInto('events').values(rows);
-      // A request's few events have a handful of shapes; a batch's many are built as they come.
-      statements.push(rows.length <= SHAPED_ROWS ? shaped(this.tx, this.dialect, `events ${rows.length}`, rows.flatMap(Object.values), insert) : insert());
+      statements.push(...this.#inserts('events', 'events', rows.map((values) => ({ values, params: Object.values(values) }))));
       this.count('events', this.#events.length);
     }
     const moved = [...this.#deltas].filter(([, delta]) => delta !== 0);
@@ -319,9 +330,10 @@ export class WriteContext {
   /** Runs the statements of `finish`; returns the rows the last one changed. */
   async #run(statements: DeferredStatement[]): Promise<bigint | undefined> {
     if (this.dialect === 'postgres' && statements.length > 1) {
-      const last = statements.pop()!;
-      const result = await sql`with ${sql.join(statements.map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.execute(this.tx);
-      return result.numAffectedRows;
+      const last = statements.at(-1)!;
+      const combined = sql`with ${sql.join(statements.slice(0, -1).map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.compile(this.tx);
+      // A large batch (an import's) can pass the protocol's limit of parameters: one by one then.
+      if (combined.parameters.length <= PG_MAX_PARAMETERS) return (await this.tx.executeQuery(combined)).numAffectedRows;
     }
     let result: unknown;
     for (const q of statements) result = await q.execute();

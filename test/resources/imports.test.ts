@@ -290,6 +290,21 @@ describe('imports run by a worker', () => {
     expect(progress).toHaveLength(4); // batches of 2, 2, 2 and 1
   });
 
+  it('writes a batch larger than one statement may carry', async () => {
+    const t = await tenant(quiet);
+    expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'plan', data_type: 'text' })).statusCode).toBe(201);
+    const listId = await list(t);
+    // One batch of 4,000 rows queues more than 65,535 parameters (PostgreSQL's limit per statement).
+    const rows = 4000;
+    const csv = `Email,Name,Title,Plan\n${Array.from({ length: rows }, (_, i) => `w${i}@example.com,Person ${i},Engineer,gold`).join('\n')}\n`;
+    const mapping = { Email: 'work_email', Name: 'name', Title: 'title', Plan: 'custom_fields.plan' };
+    const id = (await upload(quiet, t.live_token, { csv, fields: { object: 'contacts', list_id: listId, mapping } })).json().data.id as string;
+    await runImport(quiet.services.database, { orgId: t.org_id, mode: 'live' }, id, { batchRows: rows });
+    expect((await t.live.get(`/v1/imports/${id}`)).json().data).toMatchObject({ status: 'completed', rows_processed: rows, created: rows });
+    expect((await t.live.get(`/v1/contacts?list_id=${listId}&custom_fields.plan=gold&limit=1`)).json().pagination.total).toBe(rows);
+    expect((await t.live.get(`/v1/events?type=contact.created&limit=1`)).json().data).toHaveLength(1);
+  });
+
   it('ends failed, not running for good, when its job fails its last attempt', async () => {
     const t = await tenant(quiet);
     const listId = await list(t);
