@@ -50,6 +50,7 @@ export async function writeCustomFields(r: Resource, w: WriteContext, row: Recor
   // value another record holds (the central error handler answers the violation with 409). A new
   // record's values go with its row (`insertLater`), unless one is unique: the next record's check
   // must see it.
+  if (rows.length === 0) return;
   if (before || rows.some((row) => row.unique_value !== null)) {
     await shaped(w.tx, w.dialect, `field_values ${rows.length}`, rows.flatMap(Object.values), () => w.tx.insertInto('field_values').values(rows)).execute();
   } else {
