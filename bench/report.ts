@@ -113,6 +113,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     `  10 webhook deliveries: ${num(s.s10_delivery_throughput.perSecond)}/s by ${s.s10_delivery_throughput.workers} worker process(es) × ${s.s10_delivery_throughput.concurrency} (${num(s.s10_delivery_throughput.deliveries)} deliveries)`,
     figureRow('10 GET one alone (API-only process)', s.s10_delivery_throughput.getAlone),
     figureRow('10 GET one during deliveries', s.s10_delivery_throughput.getDuring),
+    `  10 deliveries while GET one ran beside them: ${num(s.s10_delivery_throughput.perSecondDuringReads)}/s`,
     `${figureRow('11 PUT /v1/contacts/assert/batch (100 each)', s.s11_assert_batch)}  (${num(s.s11_assert_batch.recordsPerSecond)} records/s)`,
     figureRow(`12 custom_fields.segment filter (total ${num(s.s12_custom_field_filter.total)})`, s.s12_custom_field_filter),
     figureRow(`13 search: 3 filters + q (total ${num(s.s13_search_filtered.total)})`, s.s13_search_filtered),

@@ -15,7 +15,11 @@ import { createSeededOrg } from './seed.ts';
 
 export interface WebhookResults {
   s9_delivery_latency: { createsPerSecond: number; events: number; p50: number; p99: number; max: number };
-  s10_delivery_throughput: { workers: number; concurrency: number; deliveries: number; perSecond: number; getAlone: Figure; getDuring: Figure; slowdown: number };
+  s10_delivery_throughput: {
+    workers: number; concurrency: number; deliveries: number; perSecond: number; getAlone: Figure; getDuring: Figure; slowdown: number;
+    /** Deliveries per second while GET one ran at full load beside them (the workers take what the API leaves). */
+    perSecondDuringReads: number;
+  };
 }
 
 interface Context {
@@ -130,9 +134,12 @@ export async function benchWebhooks(ctx: Context): Promise<WebhookResults> {
     startWorkerProcess({ DATABASE_URL: ctx.storeUrl, LOG_LEVEL: 'info', OUTBOUND_ALLOW_PRIVATE: 'true', ...WORKERS_ENV })));
   let getDuring: Figure;
   let stillDelivering: boolean;
+  let perSecondDuringReads: number;
   try {
     await until(() => delivered > 0, 30_000, 'first throughput delivery');
+    const before = { delivered, at: performance.now() };
     getDuring = await ctx.load(api, ctx.getOneSpec);
+    perSecondDuringReads = Math.round((delivered - before.delivered) / ((performance.now() - before.at) / 1000));
     stillDelivering = delivered < backlog;
     await until(() => delivered >= backlog, 300_000, 'throughput deliveries');
   } finally {
@@ -147,7 +154,7 @@ export async function benchWebhooks(ctx: Context): Promise<WebhookResults> {
     s10_delivery_throughput: {
       workers: workerCount, concurrency: Number(WORKERS_ENV.WORKER_CONCURRENCY), deliveries: delivered,
       perSecond: Math.round((delivered - 1) / ((last - first) / 1000)),
-      getAlone, getDuring, slowdown: round2(1 - getDuring.rps / getAlone.rps),
+      getAlone, getDuring, slowdown: round2(1 - getDuring.rps / getAlone.rps), perSecondDuringReads,
     },
   };
 }

@@ -85,7 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const workerNice = int(env, 'WORKER_NICE', 10, 0);
+  const workerNice = int(env, 'WORKER_NICE', 15, 0);
   if (workerNice > 19) throw new ConfigError('WORKER_NICE must be between 0 and 19');
   const workers = env.WORKERS || 'inline';
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 16, 1);

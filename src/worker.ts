@@ -1,6 +1,6 @@
 // A process that only runs background jobs and schedules (`npm run worker`): the same code as the
 // in-process workers of `npm start`, without HTTP. Any number of them may share one PostgreSQL with
-// any number of API processes (WORKERS=off). It runs at a lower CPU priority (WORKER_NICE, 10 by
+// any number of API processes (WORKERS=off). It runs at a lower CPU priority (WORKER_NICE, 15 by
 // default) so that, on a machine it shares with API processes, requests come first. On SIGTERM or SIGINT running jobs finish (up to 5 s)
 // and the rest go back to the queue for another worker.
 import { flushCompileCache } from 'node:module';

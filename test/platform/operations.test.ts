@@ -213,7 +213,7 @@ describe('worker processes', () => {
         if (Date.now() > deadline || w.child.exitCode !== null) throw new Error(`worker did not start:\n${w.output()}`);
         await new Promise((r) => setTimeout(r, 25));
       }
-      expect(getPriority(w.child.pid)).toBe(Math.max(10, getPriority()));
+      expect(getPriority(w.child.pid)).toBe(Math.max(15, getPriority()));
       w.child.kill('SIGTERM');
       expect(await w.exited).toBe(0);
     } finally {
