@@ -169,6 +169,8 @@ export class WriteContext {
    * statements, rows are inserted shape by shape (they are rows of no foreign key to each other).
    */
   #statements(): DeferredStatement[] {
+    // Most writes of requests queue nothing, or no rows: nothing to group.
+    if (!this.#later.some((q) => 'shape' in q)) return this.#later.splice(0) as DeferredStatement[];
     const out: DeferredStatement[] = [];
     const shapes = new Map<string, QueuedRow[]>();
     const insertRows = () => {
