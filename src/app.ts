@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import pino from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -16,6 +15,7 @@ import { claim, settle } from './platform/idempotency.ts';
 import { ClaimLeases } from './platform/idempotency-lease.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { ListCache } from './platform/list-cache.ts';
+import { BatchedStdout, lazyRequestLogger } from './platform/log-stream.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
@@ -45,7 +45,7 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const LOG_BATCH_BYTES = 12 * 1024;
+const LOG_BATCH_CHARS = 12 * 1024;
 const LOG_FLUSH_MS = 1000;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -54,12 +54,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
 
-  // Log lines go to stdout asynchronously and in batches of about 12 KiB (at least once a second),
-  // so the line per request costs no system call of its own; pino flushes what is left at exit.
-  const logStream = options.logger ? undefined : pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
-  const flushLogs = logStream && setInterval(() => logStream.flush(), LOG_FLUSH_MS).unref();
+  const logStream = options.logger ? undefined : new BatchedStdout(LOG_BATCH_CHARS, LOG_FLUSH_MS);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: { level: config.logLevel, stream: logStream } }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: 1024 * 1024,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -162,7 +160,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', (request, reply, done) => {
     if (request.idempotency) leases.release(request.idempotency);
-    request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
+    // Through the service's logger, naming the request: a request's own logger is made only when needed.
+    app.log.info({ reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
     done();
   });
 
@@ -178,7 +177,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   dropQuietConnectionsOnClose(app);
   app.addHook('onClose', async () => {
     leases.close();
-    clearInterval(flushLogs);
+    logStream?.close();
     await limiter.close();
     await publicLimiter.close();
     await writes.drained();

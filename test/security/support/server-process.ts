@@ -27,6 +27,8 @@ export interface ServerProcess {
   port: number;
   child: ChildProcess;
   exited: Promise<number | null>;
+  /** The lines it has written to stdout and stderr so far. */
+  output: readonly string[];
   /** Sends `signal` and waits for the process to end. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -44,23 +46,29 @@ export async function startServer(env: Record<string, string>, options: { port?:
   });
   running.add(child);
   const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line) {
-        output.push(line);
-        capturedLogs.push(line);
+  // Log lines are written in batches, so a read may end inside a line: its start waits for the rest.
+  const lines = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop()!;
+      for (const line of parts) {
+        if (line) {
+          output.push(line);
+          capturedLogs.push(line);
+        }
       }
-    }
+    };
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout!.on('data', lines());
+  child.stderr!.on('data', lines());
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
     running.delete(child);
     resolve(code);
   }));
   const base = `http://127.0.0.1:${port}`;
   const server: ServerProcess = {
-    base, port, child, exited,
+    base, port, child, exited, output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
