@@ -66,21 +66,26 @@ export type Buildable<R> = Compilable<R> & OperationNodeSource;
  * wrong column. Placed inside another statement, it is built as usual.
  */
 export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Buildable<R>, options: Pick<StatementOptions, 'bounded'> = {}) {
+  const text = () => {
+    const key = `${dialect} ${shape}`;
+    let text = shapes.get(key);
+    if (text === undefined) {
+      const compiled = build().compile();
+      if (compiled.parameters.length !== params.length || compiled.parameters.some((p, i) => p !== params[i])) {
+        throw new Error(`The parameters given for ${shape} are not those of its query`);
+      }
+      text = marked(compiled.sql, options);
+      if (shapes.size < SHAPES_KEPT) shapes.set(key, text);
+    }
+    return text;
+  };
   return {
     toOperationNode: () => build().toOperationNode(),
-    compile: () => build().compile(),
+    /** Its text and parameters, built only for the first statement of its shape. */
+    compile: () => CompiledQuery.raw(text(), params as unknown[]),
     async execute(): Promise<QueryResult<R>> {
-      const key = `${dialect} ${shape}`;
-      let text = shapes.get(key);
-      if (text === undefined) {
-        const compiled = build().compile();
-        if (compiled.parameters.length !== params.length || compiled.parameters.some((p, i) => p !== params[i])) {
-          throw new Error(`The parameters given for ${shape} are not those of its query`);
-        }
-        text = marked(compiled.sql, options);
-        if (shapes.size < SHAPES_KEPT) shapes.set(key, text);
-      }
-      return (await executeNow<R>(db, text, params)) ?? db.executeQuery<R>(CompiledQuery.raw(text, params as unknown[]));
+      const sql = text();
+      return (await executeNow<R>(db, sql, params)) ?? db.executeQuery<R>(CompiledQuery.raw(sql, params as unknown[]));
     },
   };
 }

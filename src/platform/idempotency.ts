@@ -4,7 +4,7 @@
 // status and body with `Idempotent-Replayed: true`; the same key for a different request is 422;
 // a retry while the first still runs is 409. A claim whose process died is taken over once its
 // lease lapses: the owning process renews it while the request runs (idempotency-lease.ts).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { statement } from '../db/prepared.ts';
@@ -23,7 +23,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export const STILL_RUNNING = 'A request with this Idempotency-Key is still being processed; retry later';
 
 function fingerprint(request: FastifyRequest): string {
-  return createHash('sha256').update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`).digest('hex');
+  return hash('sha256', `${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
 }
 
 // A claim must be visible at once, not survive a power cut: losing one loses no work (a write and

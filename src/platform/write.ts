@@ -296,7 +296,10 @@ export class WriteContext {
     const { orgId, mode } = this.scope;
     const statements = this.#statements();
     for (const { table, id, column, delta } of this.#moves.values()) {
-      if (delta !== 0) statements.push(updateIn(this.tx, table, this.scope).set(column as never, sql`${sql.ref(column)} + ${delta}` as never).where(sql.ref('id'), '=', id));
+      if (delta !== 0) {
+        statements.push(shaped(this.tx, this.dialect, `move ${table} ${column}`, [delta, orgId, mode, id], () =>
+          updateIn(this.tx, table, this.scope).set(column as never, sql`${sql.ref(column)} + ${delta}` as never).where(sql.ref('id'), '=', id)));
+      }
     }
     if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));
     if (this.#events.length > 0) {
@@ -332,16 +335,41 @@ export class WriteContext {
   /** Runs the statements of `finish`; returns the rows the last one changed. */
   async #run(statements: DeferredStatement[]): Promise<bigint | undefined> {
     if (this.dialect === 'postgres' && statements.length > 1) {
-      const last = statements.at(-1)!;
-      const combined = sql`with ${sql.join(statements.slice(0, -1).map((q, i) => sql`${sql.id(`w${i}`)} as (${q})`))} ${last}`.compile(this.tx);
+      const compiled = statements.map((q) => q.compile());
+      const parameters = compiled.flatMap((c) => c.parameters);
       // A large batch (an import's) can pass the protocol's limit of parameters: one by one then.
-      if (combined.parameters.length <= PG_MAX_PARAMETERS) return (await this.tx.executeQuery(combined)).numAffectedRows;
+      if (parameters.length <= PG_MAX_PARAMETERS) return (await this.tx.executeQuery(CompiledQuery.raw(combined(compiled), parameters))).numAffectedRows;
     }
     let result: unknown;
     for (const q of statements) result = await q.execute();
     // The stored response, when there is one, is the last statement, a shaped one: the driver's result.
     return (result as { numAffectedRows?: bigint } | undefined)?.numAffectedRows;
   }
+}
+
+const combinedTexts = new Map<string, string>();
+const COMBINED_KEPT = 1000;
+
+/**
+ * One PostgreSQL statement running `statements` in order: the first ones as data-modifying `with`
+ * parts, the last one answering. Its parameters are theirs in order, so each part's placeholders
+ * move up by the parameters before it. Built once per sequence of texts (most are `shaped`, whose
+ * texts are built once too): building it through the query builder cost a write about 7% of its CPU.
+ */
+function combined(statements: CompiledQuery[]): string {
+  const key = statements.map((c) => c.sql).join('\u0000');
+  let text = combinedTexts.get(key);
+  if (text === undefined) {
+    let before = 0;
+    const parts = statements.map(({ sql, parameters }) => {
+      const offset = before;
+      before += parameters.length;
+      return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    });
+    text = `with ${parts.slice(0, -1).map((part, i) => `"w${i}" as (${part})`).join(', ')} ${parts.at(-1)}`;
+    if (combinedTexts.size < COMBINED_KEPT) combinedTexts.set(key, text);
+  }
+  return text;
 }
 
 /** The columns that record who made a change. */
