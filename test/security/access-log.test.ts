@@ -34,7 +34,7 @@ describe('access log', () => {
     for (const { method, path, options, status } of asked) {
       const reply = await request(server.base, method, path, options);
       expect(reply.status, reply.body).toBe(status);
-      ids.push(reply.headers['x-request-id']!);
+      ids.push(String(reply.headers['x-request-id']));
     }
     expect(ids[1]).toBe('caller-chosen.id:1');
     await server.stop();
