@@ -6,7 +6,7 @@
 // the drivers. Outside a transaction they skip the query builder's executor (executeNow): on SQLite
 // a write or a cheap point read runs directly on the connection and other reads on a reader thread,
 // on PostgreSQL everything goes straight to the pool.
-import { CompiledQuery, type Compilable, type Kysely, type OperationNodeSource, type QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
 import { executeNow, type Dialect } from './database.ts';
 import { NOT_DURABLE } from './node-sqlite-dialect.ts';
 import { BOUNDED } from './read-costs.ts';
@@ -54,18 +54,16 @@ export function statement<R = never>(text: string | { sqlite: string; postgres: 
 const shapes = new Map<string, string>();
 const SHAPES_KEPT = 1000;
 
-/** A query builder that can also stand inside another statement (a PostgreSQL `with` of a write). */
-export type Buildable<R> = Compilable<R> & OperationNodeSource;
-
 /**
  * A query whose SQL text depends only on its shape (the table, the columns given, how many values
  * an `in` list holds): Kysely builds and compiles it once per shape, and later runs reuse the text
  * with their own parameters; building and compiling a small statement costs more than running it
  * on SQLite. `params` are the query's parameters in the order its text takes them: the first build
  * of each shape checks that, so a wrong order fails at once rather than binding a value to the
- * wrong column. Placed inside another statement, it is built as usual.
+ * wrong column. Its `compile` gives the same text, for a statement that holds it (a write's final
+ * statement on PostgreSQL, write.ts).
  */
-export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Buildable<R>, options: Pick<StatementOptions, 'bounded'> = {}) {
+export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Compilable<R>, options: Pick<StatementOptions, 'bounded'> = {}) {
   const text = () => {
     const key = `${dialect} ${shape}`;
     let text = shapes.get(key);
@@ -80,7 +78,6 @@ export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, param
     return text;
   };
   return {
-    toOperationNode: () => build().toOperationNode(),
     /** Its text and parameters, built only for the first statement of its shape. */
     compile: () => CompiledQuery.raw(text(), params as unknown[]),
     async execute(): Promise<QueryResult<R>> {

@@ -47,13 +47,13 @@ export class BatchedStdout {
   }
 }
 
+type Logged = (...args: unknown[]) => void;
+
 /**
  * A request's logger, made when the request first logs through it. Fastify makes a child logger
  * per request to bind its id, and pino serializes the bindings when it makes one (about 1.5 µs);
  * most requests log only their access line, which names its request itself (app.ts).
  */
-type Logged = (...args: unknown[]) => void;
-
 class LazyRequestLogger {
   readonly #parent: FastifyBaseLogger;
   readonly #bindings: pino.Bindings;

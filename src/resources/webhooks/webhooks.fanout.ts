@@ -14,7 +14,7 @@ export const DELIVERY_MAX_ATTEMPTS = 1000;
 
 /** A raw statement bound to a transaction, so it can run alone or join the write's final statement. */
 export function deferred(raw: RawBuilder<unknown>, w: WriteContext): DeferredStatement {
-  return { toOperationNode: () => raw.toOperationNode(), compile: () => raw.compile(w.tx), execute: () => raw.execute(w.tx) } as DeferredStatement;
+  return { compile: () => raw.compile(w.tx), execute: () => raw.execute(w.tx) } as DeferredStatement;
 }
 
 /** The rows `(id, type)` of a JSON array of events, as a table `ev`. */
