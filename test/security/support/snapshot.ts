@@ -20,20 +20,20 @@ function stable(value: unknown): unknown {
 }
 
 export async function snapshot(api: Api, actor: Actor): Promise<string> {
-  const parts: unknown[] = [];
   // A download (text/csv) is compared as its text; errors are JSON whatever the route answers.
   const read = async (route: ApiRoute, url: string) => {
     const reply = await actor.call('GET', url);
     const json = answersJson(route) || reply.status >= 400;
-    parts.push([url, reply.status, json ? stable(JSON.parse(reply.body)) : reply.body]);
+    return [url, reply.status, json ? stable(JSON.parse(reply.body)) : reply.body];
   };
-  for (const route of collectionReads(api)) await read(route, accepts(route, 'limit') ? `${route.url}?limit=200` : route.url);
+  const reads: Array<[ApiRoute, string]> = collectionReads(api).map((route) => [route, accepts(route, 'limit') ? `${route.url}?limit=200` : route.url]);
   const byId = guarded(api).filter((r) => r.method === 'GET' && r.params.length > 0);
   for (const [key, made] of actor.made) {
     const params = await made;
-    for (const route of byId) if (routeFactoryKey(route) === key && !BACKGROUND.test(route.url)) await read(route, fill(route.url, params));
+    for (const route of byId) if (routeFactoryKey(route) === key && !BACKGROUND.test(route.url)) reads.push([route, fill(route.url, params)]);
   }
-  return canonicalJson(parts);
+  // Reads only, taken when no request of the tenant is in flight: sent together, kept in order.
+  return canonicalJson(await Promise.all(reads.map(([route, url]) => read(route, url))));
 }
 
 /** Where two snapshots first differ, for failure messages. */
