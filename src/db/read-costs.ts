@@ -18,6 +18,33 @@ export interface Read {
   bounded: boolean;
   /** What its recent runs took, ms: a decaying maximum (Infinity before the first run). */
   cost: number;
+  /**
+   * For a page (`… where <column> <op> ? and … order by … limit ? [offset ?]`): the columns its
+   * conditions compare, which a store can check against the index its plan walks (see `pageOf`).
+   */
+  page?: { columns: string[]; offset: boolean };
+  /** Set by the store once it has checked the page's plan: it walks one index holding every condition. */
+  walksIndex?: boolean;
+}
+
+const PAGE = /^select ([^()]+?) from "?\w+"? where (.+) order by ([^()]+?) limit \?( offset \?)?$/is;
+const CONDITION = /^(?:"\w+"\.)?"(\w+)" (?:=|<|<=|>|>=) \?$/;
+
+/**
+ * The conditions of a page that reads one table and compares columns with values only, or undefined.
+ * Such a page reads at most its limit and offset of rows when its plan walks an index that holds all
+ * of its conditions in the order of the page: nothing it reads is then left out by a condition.
+ */
+function pageOf(text: string): Read['page'] {
+  const match = PAGE.exec(text.trim());
+  if (!match) return undefined;
+  const columns: string[] = [];
+  for (const condition of match[2].split(/ and /i)) {
+    const column = CONDITION.exec(condition.trim())?.[1];
+    if (column === undefined) return undefined;
+    columns.push(column);
+  }
+  return { columns, offset: match[4] !== undefined };
 }
 
 /** How a statement reads, or undefined when it writes (anything but a select or a `with` that only selects). */
@@ -26,7 +53,7 @@ function classify(sql: string): Read | undefined {
   const reads = /^select\b/i.test(text) || (/^with\b/i.test(text) && !/\b(insert|update|delete|replace)\b/i.test(text));
   if (!reads) return undefined;
   const point = !/\b(count|sum|avg|min|max|total|group_concat|json_group_array|json_agg|string_agg)\s*\(|\bgroup\s+by\b|\blimit\s+(\?|\$\d|[2-9]|\d\d)/i.test(text);
-  return { point, bounded: sql.startsWith(BOUNDED), cost: Infinity };
+  return { point, bounded: sql.startsWith(BOUNDED), cost: Infinity, page: point ? undefined : pageOf(text) };
 }
 
 const KEPT = 1000;
@@ -49,6 +76,17 @@ export class ReadCosts {
 
 /** True for a point read whose recent runs all took less than `ms`. */
 export const isCheap = (read: Read | false, ms: number): boolean => read !== false && read.point && read.cost < ms;
+
+/**
+ * Rows a run of a page may read (its limit and offset, the last parameters), or Infinity for any
+ * other read.
+ */
+export function pageRows(read: Read, params: readonly unknown[]): number {
+  if (!read.page) return Infinity;
+  const [limit, offset] = read.page.offset ? params.slice(-2) : [params.at(-1), 0];
+  const rows = Number(limit) + Number(offset);
+  return Number.isFinite(rows) ? rows : Infinity;
+}
 
 /** The same, counting reads marked BOUNDED as point reads. */
 export const isCheapOrBounded = (read: Read | false, ms: number): boolean => read !== false && (read.point || read.bounded) && read.cost < ms;
