@@ -1,7 +1,8 @@
 // Scenarios 15 to 17: deals of the large organization (seeded by seedDeals, evenly over the stages of
 // its default pipeline). 15: the list filtered by pipeline and stage with its exact total, each
-// request a page the list cache does not keep, stage after stage; beside it the cached figure of one
-// fixed first page. 16: the deals summary of the pipeline. 17: creating a deal with three contacts
+// request a page the list cache does not keep, stage after stage, measured in turn with baseline (f)
+// (a bare route reading the same pages) and with GET one; beside it the cached figure of one fixed
+// first page. 16: the deals summary of the pipeline. 17: creating a deal with three contacts
 // in one request. Each checks first that the service answers what the seeded data says.
 import { dealFields } from './fixtures.ts';
 import type { LoadSpec } from './load.ts';
@@ -12,13 +13,19 @@ import type { SeededDeals } from './seed.ts';
 
 export interface DealResults {
   /** `total` and `coldMs` are those of the first page of each stage, read before any was kept. */
-  s15_deal_list_by_stage: Figure & { deals: number; stages: number; totals: number[]; coldMs: Latency; cachedFirstPage: Figure };
+  /**
+   * `bare` is baseline (f) and `getOne` scenario 1's GET, both measured in turn with the pages: the
+   * target compares the pages with that GET one, and (f) with it shows what the bare stack reaches.
+   */
+  s15_deal_list_by_stage: Figure & { deals: number; stages: number; totals: number[]; coldMs: Latency; cachedFirstPage: Figure; bare: Figure; getOne: Figure };
   s16_deal_summary: Figure & { deals: number };
   s17_deal_with_contacts: Figure;
 }
 
 type Spec = Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'>;
 type Load = (server: Server, spec: Spec, expected?: number[]) => Promise<Figure>;
+/** Measures the runs round by round in turn (measureInTurn). */
+type InTurn = (runs: Array<{ server: Server; spec: Spec }>, expected?: number[]) => Promise<Figure[]>;
 
 interface Amounts { currency: string; count: number; amount: number; weighted_amount: number }
 interface Summary {
@@ -62,26 +69,40 @@ const latency = (xs: number[]): Latency => {
   return { p50: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1], samples: sorted.length };
 };
 
-export async function dealScenarios(server: Server, token: string, seeded: SeededDeals, idsFile: string, load: Load): Promise<DealResults> {
+/** `bareList` is baseline (e)'s server, whose `/deals` route is baseline (f). */
+export async function dealScenarios(server: Server, token: string, seeded: SeededDeals, idsFile: string, load: Load, inTurn: InTurn, bareList: Server): Promise<DealResults> {
   const headers = { authorization: `Bearer ${token}` };
   const expected = expectedSummary(seeded);
 
   // 15. The first page of every stage, cold (its total counted), then the second page of each in
   // turn: pages reached by a cursor are never kept, so each request reads its page (keyset, on the
   // index by pipeline and stage) and takes the total counted for those filters since the last write.
+  // Baseline (f) reads the same second pages: the deals below the last of each first page.
   const listPath = (stageId: string) => `/v1/deals?pipeline_id=${seeded.pipelineId}&stage_id=${stageId}&limit=50`;
   const cold: number[] = [];
   const second: string[] = [];
+  const bareSecond: string[] = [];
   const totals: number[] = [];
   for (const [k, stage] of seeded.stages.entries()) {
-    const first = await getJson<{ next_cursor: string | null; pagination: { total: number } }>(server, listPath(stage.id), token);
+    const first = await getJson<{ data: Array<{ id: string }>; next_cursor: string | null; pagination: { total: number } }>(server, listPath(stage.id), token);
     if (first.json.pagination.total !== expected.stages[k].count) throw new Error(`deals in stage ${stage.name}: total ${first.json.pagination.total}, expected ${expected.stages[k].count}`);
     if (!first.json.next_cursor) throw new Error(`deals in stage ${stage.name}: a single page`);
     cold.push(first.ms);
     totals.push(first.json.pagination.total);
     second.push(`${listPath(stage.id)}&cursor=${encodeURIComponent(first.json.next_cursor)}`);
+    bareSecond.push(`/deals?pipeline_id=${seeded.pipelineId}&stage_id=${stage.id}&before=${first.json.data.at(-1)!.id}`);
   }
-  const list = await load(server, { kind: 'rotate', path: second[0], paths: second, headers });
+  const ids = (page: { data: Array<{ id: string }> }) => page.data.map((d) => d.id).join();
+  const [{ json: servicePage }, barePage] = await Promise.all([
+    getJson<{ data: Array<{ id: string }> }>(server, second[0], token),
+    fetch(`${bareList.url}${bareSecond[0]}`).then((r) => r.json() as Promise<{ data: Array<{ id: string }> }>),
+  ]);
+  if (ids(servicePage) !== ids(barePage)) throw new Error('baseline (f) reads other deals than the second page of the service');
+  const [list, bare, getOne] = await inTurn([
+    { server, spec: { kind: 'rotate', path: second[0], paths: second, headers } },
+    { server: bareList, spec: { kind: 'rotate', path: bareSecond[0], paths: bareSecond } },
+    { server, spec: { kind: 'random-id', path: '/v1/contacts/', idsFile, headers } },
+  ]);
   const cachedFirstPage = await load(server, { kind: 'fixed', path: listPath(seeded.stages[0].id), headers });
 
   // 16. The summary, checked against the seeded deals.
@@ -95,7 +116,7 @@ export async function dealScenarios(server: Server, token: string, seeded: Seede
   const s17 = await load(server, { kind: 'deal-with-contacts', path: '/v1/deals', headers, idsFile, idempotency: true }, [201]);
 
   return {
-    s15_deal_list_by_stage: { ...list, deals: seeded.deals, stages: seeded.stages.length, totals, coldMs: latency(cold), cachedFirstPage },
+    s15_deal_list_by_stage: { ...list, deals: seeded.deals, stages: seeded.stages.length, totals, coldMs: latency(cold), cachedFirstPage, bare, getOne },
     s16_deal_summary: { ...s16, deals: seeded.deals },
     s17_deal_with_contacts: s17,
   };

@@ -48,7 +48,8 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '12', name: 'custom field filter / scenario 1', value: ratio(s.s12_custom_field_filter.rps, s.s1_get_one.rps), op: '>=', target: 0.1, of: [s.s12_custom_field_filter, s.s1_get_one] },
     { id: '13', name: 'search, 3 filters + q / scenario 1', value: ratio(s.s13_search_filtered.rps, s.s1_get_one.rps), op: '>=', target: 0.1, of: [s.s13_search_filtered, s.s1_get_one] },
     { id: '14', name: `sorted search page ${s.s14_search_sorted.deepPage.toLocaleString('en')} p50 / page 2 p50`, value: ratio(s.s14_search_sorted.deep.p50, s.s14_search_sorted.page2.p50), op: '<=', target: 1.5 },
-    { id: '15', name: 'deals by pipeline and stage / scenario 1', value: ratio(s.s15_deal_list_by_stage.rps, s.s1_get_one.rps), op: '>=', target: 0.5, of: [s.s15_deal_list_by_stage, s.s1_get_one] },
+    // Against GET one measured in turn with the pages (s15.getOne), so both had the same minutes.
+    { id: '15', name: 'deals by pipeline and stage / scenario 1', value: ratio(s.s15_deal_list_by_stage.rps, s.s15_deal_list_by_stage.getOne.rps), op: '>=', target: 0.5, of: [s.s15_deal_list_by_stage, s.s15_deal_list_by_stage.getOne] },
     { id: '16', name: 'deals summary / scenario 1', value: ratio(s.s16_deal_summary.rps, s.s1_get_one.rps), op: '>=', target: 0.5, of: [s.s16_deal_summary, s.s1_get_one] },
     // Deals with their three contacts per second against contacts created per second.
     { id: '17', name: 'deal + 3 contacts / scenario 5', value: ratio(s.s17_deal_with_contacts.rps, s.s5_create.rps), op: '>=', target: 0.5, of: [s.s17_deal_with_contacts, s.s5_create] },
@@ -120,6 +121,8 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     ...([['page 2', s.s14_search_sorted.page2], [`page ${num(s.s14_search_sorted.deepPage)}`, s.s14_search_sorted.deep]] as const)
       .map(([page, l]) => latencyRow(`14 search sorted by custom_fields.score, ${page}`, l.p50, `1 connection, ${l.samples} requests, max ${ms(l.max)} ms`)),
     figureRow(`15 deals by stage, page 2 (${num(s.s15_deal_list_by_stage.deals)} deals)`, s.s15_deal_list_by_stage),
+    figureRow('(f) bare Fastify page of deals by stage', s.s15_deal_list_by_stage.bare),
+    `${figureRow('15 GET one, in turn with the pages', s.s15_deal_list_by_stage.getOne)}  (pages / GET one: service ${ratio(s.s15_deal_list_by_stage.rps, s.s15_deal_list_by_stage.getOne.rps)}, bare (f) ${ratio(s.s15_deal_list_by_stage.bare.rps, s.s15_deal_list_by_stage.getOne.rps)}; service / (f) ${ratio(s.s15_deal_list_by_stage.rps, s.s15_deal_list_by_stage.bare.rps)})`,
     figureRow('15 deals by stage, page 1 (cached)', s.s15_deal_list_by_stage.cachedFirstPage),
     latencyRow('15 page 1 of each stage, cold', s.s15_deal_list_by_stage.coldMs.p50, `1 connection, totals ${s.s15_deal_list_by_stage.totals.map(num).join('/')}, max ${ms(s.s15_deal_list_by_stage.coldMs.max)} ms`),
     figureRow(`16 GET /v1/deals/summary (${num(s.s16_deal_summary.deals)} deals)`, s.s16_deal_summary),

@@ -328,7 +328,11 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     await noteRss('s5');
 
     log(`${kind}: scenarios 15 to 17 (deals)`);
-    const deals = await dealScenarios(service, big.token, seededDeals, idsFile, load);
+    const bareList = await start('bench/baselines/fastify-list.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId, BENCH_ORG_CONTACTS: String(big.contacts) });
+    const inTurn = (runs: Array<{ server: Server; spec: Parameters<typeof specFor>[1] }>, expected = [200]) =>
+      measureInTurn(runs.map(({ server, spec }) => ({ server, spec: specFor(server, spec) })), expected);
+    const deals = await dealScenarios(service, big.token, seededDeals, idsFile, load, inTurn, bareList);
+    await stop(bareList);
     await noteRss('s17');
 
     // Scenarios 11 and 12: batch asserts of 100 new contacts carrying a custom field, then the first

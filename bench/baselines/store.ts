@@ -21,6 +21,8 @@ export interface BareStore {
    * src/resources/contacts/contacts.store.ts, whose choice of path this repeats).
    */
   titledPage(org: string, size: number, title: string, before: number, limit: number): Promise<{ data: Array<Record<string, unknown>>; total: number }>;
+  /** Live deals of `org` in a pipeline's stage with ids below `before`, newest first: a page reached by a cursor (baseline (f)). */
+  dealsPage(org: string, pipelineId: string, stageId: string, before: string, limit: number): Promise<Array<Record<string, unknown>>>;
 }
 
 const CREATED = "org_id = ? and mode = 'live' and created_at >= ? and created_at < ?";
@@ -35,6 +37,9 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 const TITLED = "title like ? escape '\\' and created_at < ?";
 const BY_TITLE_INDEX = `+contacts.org_id = ? and +contacts.mode = 'live' and contacts.rowid in (select rowid from contacts_title_fts where contacts_title_fts match ?) and ${TITLED}`;
 const phrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
+// The service's keyset page of deals filtered by pipeline and stage, on the index (org_id, mode, pipeline_id, stage_id, id).
+const DEALS_PAGE = "select * from deals where org_id = ? and mode = 'live' and pipeline_id = ? and stage_id = ? and id < ? order by id desc limit ?";
 
 const COLUMNS = ['id', 'org_id', 'mode', 'list_id', 'name', 'first_name', 'last_name', 'title', 'company', 'company_id', 'work_email', 'email_domain',
   'personal_email', 'phone', 'linkedin_url', 'city', 'country', 'seniority', 'department', 'tags', 'created_at', 'updated_at'];
@@ -54,6 +59,7 @@ export function openBareStore(url: string): BareStore {
     const titledScan = db.prepare(`select * from contacts where org_id = ? and mode = 'live' and ${TITLED} and id < ? order by id desc limit ?`);
     const titledCount = db.prepare(`select count(*) as n from contacts where org_id = ? and mode = 'live' and ${TITLED}`);
     const indexedCount = db.prepare(`select count(*) as n from contacts where ${BY_TITLE_INDEX}`);
+    const dealsPage = db.prepare(DEALS_PAGE);
     const indexedPage = db.prepare(`select * from contacts where org_id = ? and mode = 'live' and id in (select contacts.id from contacts where ${BY_TITLE_INDEX} order by contacts.id desc limit ?) order by id desc`);
     return {
       titledPage: async (org, size, title, before, limit) => {
@@ -69,6 +75,7 @@ export function openBareStore(url: string): BareStore {
           : titledScan.all(org, pattern, before, idBound, limit);
         return { data: data as Array<Record<string, unknown>>, total };
       },
+      dealsPage: async (org, pipelineId, stageId, before, limit) => dealsPage.all(org, pipelineId, stageId, before, limit) as Array<Record<string, unknown>>,
       createdPage: async (org, after, before, limit) => page.all(...pageValues(org, after, before, limit)) as Array<Record<string, unknown>>,
       createdCount: async (org, after, before) => Number((count.get(org, after, before) as { n: number }).n),
       getContact: async (org, id) => get.get(org, id) as Record<string, unknown> | undefined,
@@ -93,6 +100,8 @@ export function openBareStore(url: string): BareStore {
       ]);
       return { data: page.rows, total: Number(count.rows[0].n) };
     },
+    dealsPage: async (org, pipelineId, stageId, before, limit) =>
+      (await pool.query({ name: 'deals_page', text: numbered(DEALS_PAGE), values: [org, pipelineId, stageId, before, limit] })).rows,
     createdPage: async (org, after, before, limit) =>
       (await pool.query({ name: 'created_page', text: numbered(PAGE), values: pageValues(org, after, before, limit) })).rows,
     createdCount: async (org, after, before) =>
