@@ -100,8 +100,8 @@ export class NodeSqliteConnection {
    * A page whose recent runs were cheap, reading few rows (limit and offset) on a plan that walks one
    * index holding all of its conditions in the page's order: its work is bounded by those rows,
    * whatever the values, so it runs on the connection as a cheap point read does. Handing a page to
-   * a thread costs more than reading it: on one core a page of 50 deals cost 2,145 µs of CPU through
-   * the thread against 1,182 µs on the connection (the copy, the thread's turn, and the collections
+   * a thread costs more than reading it: on one core a page of 50 deals cost 1,807 µs of CPU through
+   * the thread against 1,074 µs on the connection (the copy, the thread's turn, and the collections
    * of what requests hold while they wait).
    */
   #cheapPage(read: Read, sql: string, params: readonly unknown[]): boolean {

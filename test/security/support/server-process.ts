@@ -37,6 +37,28 @@ const running = new Set<ChildProcess>();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Keeps the lines a process writes (in `output` and the file's captured logs), each whole: log lines
+ * are written in batches, so a read may end inside a line, whose start then waits for the rest.
+ */
+function keepLines(child: ChildProcess, output: string[], onLine: (line: string) => void = () => {}): void {
+  const reader = () => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop()!;
+      for (const line of parts) {
+        if (!line) continue;
+        output.push(line);
+        capturedLogs.push(line);
+        onLine(line);
+      }
+    };
+  };
+  child.stdout!.on('data', reader());
+  child.stderr!.on('data', reader());
+}
+
 export async function startServer(env: Record<string, string>, options: { port?: number } = {}): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['src/server.ts'], {
@@ -46,22 +68,7 @@ export async function startServer(env: Record<string, string>, options: { port?:
   });
   running.add(child);
   const output: string[] = [];
-  // Log lines are written in batches, so a read may end inside a line: its start waits for the rest.
-  const lines = () => {
-    let partial = '';
-    return (chunk: Buffer) => {
-      const parts = (partial + chunk.toString('utf8')).split('\n');
-      partial = parts.pop()!;
-      for (const line of parts) {
-        if (line) {
-          output.push(line);
-          capturedLogs.push(line);
-        }
-      }
-    };
-  };
-  child.stdout!.on('data', lines());
-  child.stderr!.on('data', lines());
+  keepLines(child, output);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
     running.delete(child);
     resolve(code);
@@ -108,16 +115,9 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
   const output: string[] = [];
   let started!: () => void;
   const ready = new Promise<void>((resolve) => (started = resolve));
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line) continue;
-      output.push(line);
-      capturedLogs.push(line);
-      if (line.includes('"worker started"')) started();
-    }
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  keepLines(child, output, (line) => {
+    if (line.includes('"worker started"')) started();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
     running.delete(child);
     resolve(code);
