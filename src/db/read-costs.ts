@@ -83,8 +83,8 @@ export const isCheap = (read: Read | false, ms: number): boolean => read !== fal
  */
 export function pageRows(read: Read, params: readonly unknown[]): number {
   if (!read.page) return Infinity;
-  const [limit, offset] = read.page.offset ? params.slice(-2) : [params.at(-1), 0];
-  const rows = Number(limit) + Number(offset);
+  const n = params.length;
+  const rows = read.page.offset ? Number(params[n - 2]) + Number(params[n - 1]) : Number(params[n - 1]);
   return Number.isFinite(rows) ? rows : Infinity;
 }
 
