@@ -2,11 +2,11 @@
 // tenant's data has not changed. The version of a tenant's data is its event sequence (the 'events'
 // counter): every write records its events and moves that counter in its own transaction, so a
 // cached answer is served only while no write has committed since it was computed. The version is
-// read from the store on every request (one indexed point read), so writes by other processes
-// invalidate as surely as local ones. It is read before the answer is computed: an answer is never
-// older than the version it is filed under.
+// read from the store on every request (one indexed point read, or a column of a walked page's own
+// statement: `Version`), so writes by other processes invalidate as surely as local ones. It is read
+// before the answer is computed, or with it: an answer is never older than the version it is filed under.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.ts';
 import { statement } from '../db/prepared.ts';
 import type { DB } from '../db/schema.ts';
@@ -18,6 +18,40 @@ const VERSION = statement<{ value: number }>("select value from counters where o
 export async function tenantVersion(db: Kysely<DB>, dialect: Dialect, scope: Scope): Promise<number> {
   const row = await VERSION.first(db, dialect, [scope.orgId, scope.mode]);
   return row ? Number(row.value) : 0;
+}
+
+/** The column under which a page's statement reads the version beside its rows (`Version.from`). */
+export const VERSION_COLUMN = '__version';
+
+/** The version as an expression a statement can select beside its rows. */
+export const versionColumn = (scope: Scope) =>
+  sql<number>`(select value from counters where org_id = ${scope.orgId} and mode = ${scope.mode} and name = 'events')`.as(VERSION_COLUMN);
+
+/**
+ * The version an answer is computed at. A kept answer reads it first: it is the answer's key. A page
+ * walked by cursor is never kept, and needs the version only to find the total counted since the
+ * last write: its own statement may read it beside the rows (`from`), which on PostgreSQL saves a
+ * round trip; one statement reads both at one snapshot, and a total counted afterwards is never
+ * older than the version it is filed under.
+ */
+export class Version {
+  #value: Promise<number> | undefined;
+  readonly #read: () => Promise<number>;
+
+  constructor(read: () => Promise<number>, known?: number) {
+    this.#read = read;
+    if (known !== undefined) this.#value = Promise.resolve(known);
+  }
+
+  get(): Promise<number> {
+    return (this.#value ??= this.#read());
+  }
+
+  /** Takes the version from a page read with `versionColumn` (read apart when the page is empty); returns the rows. */
+  from<R extends Record<string, unknown>>(rows: Promise<R[]>): Promise<R[]> {
+    this.#value ??= rows.then((page) => (page.length > 0 ? Number(page[0][VERSION_COLUMN] ?? 0) : this.#read()));
+    return rows;
+  }
 }
 
 interface Entry<T> {
@@ -76,29 +110,32 @@ export class ListCache {
    * and keeps it. A request whose parameters are in its body (a search) gives them as `key`, and
    * whether it walks a cursor. Resolves with the reply, which the route's handler returns: Fastify
    * then waits for the answer's onSend hooks (storing an Idempotency-Key's answer, for a search)
-   * instead of answering a second time with the handler's empty result.
+   * instead of answering a second time with the handler's empty result. `compute` learns whether the
+   * request walks a cursor (its version is then not read yet, see `Version`).
    */
-  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: number) => Promise<unknown>, body?: { key: string; walking: boolean }): Promise<FastifyReply> {
+  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: Version, walking: boolean) => Promise<unknown>, body?: { key: string; walking: boolean }): Promise<FastifyReply> {
     const { database } = request.server.services;
     const scope = request.scope;
-    const version = await tenantVersion(database.db, database.dialect, scope);
+    const read = () => tenantVersion(database.db, database.dialect, scope);
     // Pages reached by a cursor are walked once, cheaply (keyset): only numbered pages, the first
     // above all, are worth keeping. Their totals are kept either way.
     if (body ? body.walking : (request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
-      return reply.send(await compute(version));
+      return reply.send(await compute(new Version(read), true));
     }
+    const version = await read();
     const key = `${scope.orgId}|${scope.mode}|${request.url}${body ? `|${body.key}` : ''}`;
     let page = this.#pages.get(key, version);
     if (page === undefined) {
-      page = reply.serialize(await compute(version)) as string;
+      page = reply.serialize(await compute(new Version(read, version), false)) as string;
       this.#pages.set(key, version, page, key.length + page.length);
     }
     return reply.type('application/json; charset=utf-8').send(page);
   }
 
   /** The exact total for `key` (the tenant's endpoint and filters) at `version`, counted once per version. */
-  async total(scope: Scope, key: string, version: number, count: () => Promise<number>): Promise<number> {
+  async total(scope: Scope, key: string, at: Version, count: () => Promise<number>): Promise<number> {
     const full = `${scope.orgId}|${scope.mode}|${key}`;
+    const version = await at.get();
     let total = this.#totals.get(full, version);
     if (total === undefined) {
       total = await count();
@@ -114,7 +151,7 @@ export class ListCache {
  */
 export const UNCACHED: Pick<ListCache, 'answer' | 'total'> = {
   async answer(_request, reply, compute) {
-    return reply.send(await compute(0));
+    return reply.send(await compute(new Version(async () => 0, 0), false));
   },
   total: (_scope, _key, _version, count) => count(),
 };

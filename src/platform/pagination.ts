@@ -76,7 +76,7 @@ function encode(secret: string, bound: string, value: CursorPayload): string {
 
 /**
  * Answers one page. `fetch` returns up to `take` rows in the endpoint's order; `count` the exact
- * total for the same filters; `keyOf` the keyset value of a row.
+ * total for the same filters (asked after `fetch`, and run meanwhile); `keyOf` the keyset value of a row.
  */
 export async function paginate<Row, T>(
   request: FastifyRequest,

@@ -121,6 +121,31 @@ describe('cursors', () => {
     expect([...seen].sort()).toEqual([...t.ids].sort());
   });
 
+  it('answer the total as of the latest write on every page, kept or counted anew', async () => {
+    const t = await tenant(app);
+    const make = async (name: string, industry: string) => {
+      const res = await t.live.post('/v1/companies', { name, industry });
+      expect(res.statusCode).toBe(201);
+      return res.json().data.id as string;
+    };
+    for (let i = 0; i < 6; i++) await make(`Company ${i}`, i % 2 ? 'Software' : 'Retail');
+    const url = '/v1/companies?industry=Software&limit=2';
+    const first = (await t.live.get(url)).json();
+    expect(first.pagination.total).toBe(3);
+    const second = `${url}&cursor=${encodeURIComponent(first.next_cursor)}`;
+    expect((await t.live.get(second)).json().pagination.total).toBe(3);
+    // A write of the tenant (none of the page's rows) makes the total counted before it stale.
+    await make('Late', 'Software');
+    const after = (await t.live.get(second)).json();
+    expect(after.data).toHaveLength(1);
+    expect(after.pagination.total).toBe(4);
+    // Its one row deleted, the page is empty, and its total still counted anew.
+    expect((await t.live.delete(`/v1/companies/${after.data[0].id}`)).statusCode).toBe(200);
+    const empty = (await t.live.get(second)).json();
+    expect(empty.data).toEqual([]);
+    expect(empty.pagination.total).toBe(3);
+  });
+
   it('take precedence over page', async () => {
     const t = await withContacts(12);
     const first = (await t.live.get('/v1/contacts?limit=5')).json();

@@ -90,6 +90,29 @@ describe('deals', () => {
     await fails(t.test.get(`/v1/deals/${d.id}/stage-history`), 404, 'Deal not found');
   });
 
+  it('answers the probability its stage has now, read one by one and page by page', async () => {
+    const t = await tenant(app);
+    const p = await defaultPipeline(t.live);
+    const disc = p.stages[1].id;
+    const follows = [await deal(t.live, { name: 'F1', amount: 10_000, stage_id: disc }), await deal(t.live, { name: 'F2', amount: 20_000, stage_id: disc })];
+    const own = await deal(t.live, { name: 'Own', amount: 10_000, stage_id: disc, probability: 70 });
+    expect(follows[0]).toMatchObject({ probability: 25, weighted_amount: 2_500 });
+    await ok(t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${disc}`, { probability: 30 }));
+    expect(await ok(t.live.get(`/v1/deals/${follows[0].id}`))).toMatchObject({ probability: 30, weighted_amount: 3_000 });
+    expect(await ok(t.live.get(`/v1/deals/${own.id}`))).toMatchObject({ probability: 70, weighted_amount: 7_000 });
+    // A first page and the pages a cursor reaches (read by other statements) agree.
+    const url = `/v1/deals?stage_id=${disc}&limit=1`;
+    const seen: Json[] = [];
+    let page = (await t.live.get(url)).json();
+    seen.push(...page.data);
+    while (page.next_cursor) {
+      page = (await t.live.get(`${url}&cursor=${encodeURIComponent(page.next_cursor)}`)).json();
+      expect(page.pagination.total).toBe(3);
+      seen.push(...page.data);
+    }
+    expect(Object.fromEntries(seen.map((d) => [d.name, [d.probability, d.weighted_amount]]))).toEqual({ F1: [30, 3_000], F2: [30, 6_000], Own: [70, 7_000] });
+  });
+
   it('puts contacts on a deal with a role, lists them from both sides, and removes them', async () => {
     const t = await tenant(app);
     const list = await ok(t.live.post('/v1/lists', { name: 'People', type: 'contacts' }), 201);

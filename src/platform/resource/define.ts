@@ -116,6 +116,15 @@ export interface ResourceDefinition {
    * and searches are computed afresh instead of being served from the list cache.
    */
   readsClock?: boolean;
+  /**
+   * Values `hooks.enrich` needs from other tables, as SQL expressions on the row (a correlated
+   * subquery each), selected beside the row's columns by the statement reading one record and, on
+   * PostgreSQL, where every statement is a round trip, by the statement reading a page: enrich then
+   * needs no statement of its own. SQLite's pages stay plain (a second statement costs no round trip
+   * there, and the store runs a page on its connection only when its plan is one index search,
+   * read-costs.ts). Enrich reads the values itself for rows read any other way.
+   */
+  alongside?: Record<string, (table: string) => RawBuilder<unknown>>;
   /** Values a search can filter and sort on that are not columns: an SQL expression on the row. */
   searchComputed?: Record<string, { type: ValueType; expr: (table: string) => RawBuilder<unknown> }>;
   /** Route options: operations to leave out (a group's own routes replace them), texts, messages. */

@@ -44,13 +44,16 @@ export async function answerList(r: Resource, req: FastifyRequest, reply: Fastif
   const lists = listCacheFor(req.server.services.lists, r.readsClock);
   const db = database.db;
   // A GET: its answer has no hook to wait for (see ListCache.answer), so the reply need not be returned.
-  await lists.answer(req, reply, async (version) => {
+  await lists.answer(req, reply, async (version, walking) => {
     const query = await resolveCustomFilters(r, db, req.scope, given);
+    // A walked page reads the version its total needs in its own statement where a statement is a
+    // round trip (PostgreSQL); paginate asks for the page before the total.
+    const along = walking && database.dialect === 'postgres' ? version : undefined;
     const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
     let total: Promise<number> | undefined;
     const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
     return paginate(req, query, {
-      fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count),
+      fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count, along),
       count,
       keyOf: (row) => row.id,
       map: (rows) => present(r, db, req.scope, rows),

@@ -9,6 +9,7 @@ import { containsInsensitive, jsonArrayHas } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
 import { resourceEvent } from '../event-types.ts';
 import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts';
+import { versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type WriteContext } from '../write.ts';
@@ -64,8 +65,18 @@ export const presentOne = async (r: Resource, db: Kysely<DB>, scope: Scope, row:
 
 const table = (r: Resource) => r.table as TenantTable;
 
+/** The row's columns, the values the resource reads alongside (see `alongside`) and, given a scope, its data version. */
+function selectRow<Q extends ReturnType<typeof selectIn>>(r: Resource, q: Q, alongside: boolean, versionOf?: Scope) {
+  const all = q.selectAll();
+  const more = [
+    ...(alongside && r.alongside ? Object.entries(r.alongside).map(([name, expr]) => expr(r.table).as(name)) : []),
+    ...(versionOf ? [versionColumn(versionOf)] : []),
+  ];
+  return more.length === 0 ? all : all.select(more as never) as unknown as typeof all;
+}
+
 export async function findRow(r: Resource, db: Kysely<DB>, scope: Scope, id: string): Promise<Row | undefined> {
-  return (await selectIn(db, table(r), scope).selectAll().where(sql.ref('id'), '=', id).executeTakeFirst()) as Row | undefined;
+  return (await selectRow(r, selectIn(db, table(r), scope), true).where(sql.ref('id'), '=', id).executeTakeFirst()) as Row | undefined;
 }
 
 /** The API form of one record, or 404. */
@@ -130,10 +141,15 @@ export function keysetPage(r: Resource, q: Selected, query: Query, page: PageReq
   return q.orderBy(sql.ref('id'), 'desc').limit(page.take).offset(page.offset);
 }
 
-/** One page in keyset order (newest first). */
-export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>): Promise<Row[]> {
+/**
+ * One page in keyset order (newest first). `version` reads the tenant's data version beside each
+ * row (list-cache.ts), for a page whose total needs it; a group's own page query (`hooks.list`) does
+ * not, and the version is then read apart.
+ */
+export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>, version?: Version): Promise<Row[]> {
   if (r.hooks?.list) return r.hooks.list(db, dialect, scope, query, page, total);
-  return (await keysetPage(r, filtered(r, db, dialect, scope, query).selectAll(), query, page).execute()) as Row[];
+  const rows = keysetPage(r, selectRow(r, filtered(r, db, dialect, scope, query), dialect === 'postgres', version && scope), query, page).execute() as Promise<Row[]>;
+  return version ? version.from(rows) : rows;
 }
 
 /** The exact number of rows matching the query; unfiltered, the maintained counter when there is one. */

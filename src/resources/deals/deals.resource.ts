@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
 import { enumOf, int, money, ref, tags, text, timestamp } from '../../platform/resource/fields.ts';
 import { Nullable, Str } from '../../platform/schemas.ts';
-import { afterWrite, beforeDelete, beforeWrite, enrich, hasContact } from './deals.store.ts';
+import { afterWrite, beforeDelete, beforeWrite, enrich, hasContact, stageProbability } from './deals.store.ts';
 import { STAGE_TYPES } from './pipelines.schemas.ts';
 
 const date = (description: string) => Str({ description, format: 'date', maxLength: 10, examples: ['2026-12-31'] });
@@ -42,6 +42,7 @@ export const deals = defineResource({
   computed: {
     weighted_amount: Nullable(Type.Integer({ description: 'amount × probability / 100, rounded; null without an amount; read-only', examples: [1_125_000] })),
   },
+  alongside: { stage_probability: stageProbability },
   filters: {
     pipeline_id: { op: 'eq', description: 'Only deals in this pipeline' },
     stage_id: { op: 'eq', description: 'Only deals in this stage' },

@@ -113,9 +113,14 @@ export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   await dropEvidence(w, row.id);
 }
 
+/** The probability of the deal's stage, read with the deal (the resource's `alongside`). */
+export const stageProbability = (table: string) =>
+  sql<number>`(select s.probability from deal_stages s where s.org_id = ${sql.ref(`${table}.org_id`)} and s.mode = ${sql.ref(`${table}.mode`)} and s.id = ${sql.ref(`${table}.stage_id`)})`;
+
 /** Adds the probability a deal follows (its stage's, unless it set one) and its weighted amount. */
 export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void> {
-  const known = (row: Row) => (row as Record<symbol, unknown>)[STAGE_PROBABILITY] as number | undefined;
+  // What a write put beside the row comes first: it is the stage the row has now.
+  const known = (row: Row) => ((row as Record<symbol, unknown>)[STAGE_PROBABILITY] ?? (row.stage_probability === undefined ? undefined : Number(row.stage_probability))) as number | undefined;
   const ids = [...new Set(rows.filter((r) => known(r) === undefined).map((r) => String(r.stage_id)))];
   const stages = ids.length === 0 ? [] : await selectIn(db, 'deal_stages', scope).select(['id', 'probability']).where('id', 'in', ids).execute();
   const byId = new Map(stages.map((s) => [s.id, Number(s.probability)]));
