@@ -51,8 +51,8 @@ export function targetsOf(r: StoreResult): Target[] {
     // Against GET one measured in turn with the pages (s15.getOne), so both had the same minutes.
     { id: '15', name: 'deals by pipeline and stage / GET one in turn', value: ratio(s.s15_deal_list_by_stage.rps, s.s15_deal_list_by_stage.getOne.rps), op: '>=', target: 0.5, of: [s.s15_deal_list_by_stage, s.s15_deal_list_by_stage.getOne] },
     { id: '16', name: 'deals summary / scenario 1', value: ratio(s.s16_deal_summary.rps, s.s1_get_one.rps), op: '>=', target: 0.5, of: [s.s16_deal_summary, s.s1_get_one] },
-    // Deals with their three contacts per second against contacts created per second.
-    { id: '17', name: 'deal + 3 contacts / scenario 5', value: ratio(s.s17_deal_with_contacts.rps, s.s5_create.rps), op: '>=', target: 0.5, of: [s.s17_deal_with_contacts, s.s5_create] },
+    // Deals with their three contacts per second against contacts created per second, measured in turn.
+    { id: '17', name: 'deal + 3 contacts / creates in turn', value: ratio(s.s17_deal_with_contacts.rps, s.s17_deal_with_contacts.creates.rps), op: '>=', target: 0.5, of: [s.s17_deal_with_contacts, s.s17_deal_with_contacts.creates] },
     { id: '8a', name: 'peak RSS, MB', value: s.s8_resources.peakRssMb, op: '<=', target: 300 },
     { id: '8b', name: 'event-loop delay p99 under list load, ms', value: s.s8_resources.eldUnderListLoad.p99, op: '<=', target: 50 },
     { id: '9p', name: 'GET one p99 under 50 connections of uncached lists, ms', value: s.s9p_responsiveness.underLoad.p99, op: '<=', target: 25, of: [s.s9p_responsiveness.underLoad, s.s9p_responsiveness.load] },
@@ -127,6 +127,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     latencyRow('15 page 1 of each stage, cold', s.s15_deal_list_by_stage.coldMs.p50, `1 connection, totals ${s.s15_deal_list_by_stage.totals.map(num).join('/')}, max ${ms(s.s15_deal_list_by_stage.coldMs.max)} ms`),
     figureRow(`16 GET /v1/deals/summary (${num(s.s16_deal_summary.deals)} deals)`, s.s16_deal_summary),
     figureRow('17 POST /v1/deals with 3 contacts', s.s17_deal_with_contacts),
+    figureRow('17 POST /v1/contacts, in turn with the deals', s.s17_deal_with_contacts.creates),
     `  18 CSV import of ${num(s.s18_csv_import.rows)} contacts (${s.s18_csv_import.fileMb} MB): ${num(s.s18_csv_import.rowsPerSecond)} rows/s over ${s.s18_csv_import.seconds} s, peak RSS ${s.s18_csv_import.peakRssMb} MB, ${s.s18_csv_import.status}, ${num(s.s18_csv_import.failed)} rows failed`,
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',

@@ -324,14 +324,15 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const search = await searchScenarios(service, big.token, big.contacts, specFor, options.quick ? 5 : 15);
     await noteRss('s13');
 
-    const s5 = await load(service, { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true }, [201]);
+    const createContact = { kind: 'create', method: 'POST', path: '/v1/contacts', headers: auth, listId: big.listIds[0], idempotency: true } as const;
+    const s5 = await load(service, createContact, [201]);
     await noteRss('s5');
 
     log(`${kind}: scenarios 15 to 17 (deals)`);
     const bareList = await start('bench/baselines/fastify-list.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId, BENCH_ORG_CONTACTS: String(big.contacts) });
     const inTurn = (runs: Array<{ server: Server; spec: Parameters<typeof specFor>[1] }>, expected = [200]) =>
       measureInTurn(runs.map(({ server, spec }) => ({ server, spec: specFor(server, spec) })), expected);
-    const deals = await dealScenarios(service, big.token, seededDeals, idsFile, load, inTurn, bareList);
+    const deals = await dealScenarios(service, big.token, seededDeals, idsFile, load, inTurn, bareList, createContact);
     await stop(bareList);
     await noteRss('s17');
 
