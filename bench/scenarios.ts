@@ -57,7 +57,8 @@ export interface StoreResult {
     s4u_title_uncached: Figure;
     s5_create: Figure;
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number };
-    s7_growth: { base: number; s1_get_one: Figure; s2_list_first_page: Figure } | null;
+    /** GET one and the first page on a store of `base` contacts (`small`) and on this one (`large`), measured in turn. */
+    s7_growth: { base: number; small: { getOne: Figure; listFirst: Figure }; large: { getOne: Figure; listFirst: Figure } } | null;
     /** 100 contacts per request: records per second is 100 × rps. */
     s11_assert_batch: Figure & { recordsPerSecond: number };
     s12_custom_field_filter: Figure & { total: number };
@@ -158,6 +159,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
   const store = await createStore(kind, pgServer);
   const database: Database = openDatabase(store.url);
   const servers: Server[] = [];
+  let small: Awaited<ReturnType<typeof smallStore>> | undefined;
   const logFile = join(ctx.workDir, `service-${kind}.log`);
   const start = async (script: string, env: Record<string, string>, cores?: string) => {
     const server = await startServer(script, env, script.includes('instrumented') ? logFile : undefined, cores);
@@ -173,34 +175,21 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
   const load = (server: Server, spec: Parameters<typeof specFor>[1], expected = [200]) => measure(server, specFor(server, spec), expected);
 
   try {
-    await migrateToLatest(database);
     const seedStarted = performance.now();
-    log(`${kind}: seeding ${options.smallOrgs} small organizations`);
-    for (let i = 0; i < options.smallOrgs; i++) {
-      const org = await createSeededOrg(database, `Small org ${i + 1}`);
-      await seedContacts(database, org, options.smallOrgContacts);
-    }
-    const big = await createSeededOrg(database, 'Large org', 1_000_000, { scoreField: true });
-    const auth = { authorization: `Bearer ${big.token}` };
+    log(`${kind}: seeding ${options.smallOrgs} small organizations and ${options.growthBase.toLocaleString('en')} contacts of the large one`);
     const idsFile = join(ctx.workDir, `ids-${kind}.txt`);
-    const ids: string[] = [];
-    await seedContacts(database, big, options.growthBase, (id) => ids.push(id));
-    writeFileSync(idsFile, ids.join('\n'));
-    if (kind === 'postgres') await sql`vacuum analyze`.execute(database.db);
+    const { big, ids } = await seedSmallSize(kind, database, options, idsFile);
+    const auth = { authorization: `Bearer ${big.token}` };
+    // Scenario 7 reads the same organization on a second store, left at its small size.
+    if (options.contacts > options.growthBase) {
+      log(`${kind}: a second store at ${options.growthBase.toLocaleString('en')} contacts (scenario 7)`);
+      small = await smallStore(kind, pgServer, options, join(ctx.workDir, `ids-${kind}-small.txt`));
+    }
     let seedSeconds = (performance.now() - seedStarted) / 1000;
 
     const getOneSpec = { kind: 'random-id', path: '/v1/contacts/', idsFile, headers: auth } as const;
-    const getOne = (server: Server) => load(server, getOneSpec);
-    const listFirst = (server: Server) => load(server, { kind: 'fixed', path: '/v1/contacts?limit=50', headers: auth });
-
-    // Scenario 7, first half: the same organization at its small size.
-    let growth: StoreResult['scenarios']['s7_growth'] = null;
-    if (options.contacts > options.growthBase) {
-      log(`${kind}: scenarios 1 and 2 at ${options.growthBase.toLocaleString('en')} contacts`);
-      const service = await start('bench/instrumented-server.ts', serviceEnv(store.url, RAISED_LIMITS));
-      growth = { base: options.growthBase, s1_get_one: await getOne(service), s2_list_first_page: await listFirst(service) };
-      await stop(service);
-    }
+    const listFirstSpec = { kind: 'fixed', path: '/v1/contacts?limit=50', headers: auth } as const;
+    const listFirst = (server: Server) => load(server, listFirstSpec);
 
     const topUpStarted = performance.now();
     log(`${kind}: seeding the large organization to ${options.contacts.toLocaleString('en')} contacts and ${options.deals.toLocaleString('en')} deals`);
@@ -255,6 +244,24 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const s2 = { ...await listFirst(service), total: first.pagination.total, coldMs: firstMs };
     const underList = await service.stats();
     await noteRss('s2');
+
+    // 7: GET one and the first page at the large size against the same on the small store, in turn.
+    let growth: StoreResult['scenarios']['s7_growth'] = null;
+    if (small) {
+      log(`${kind}: scenario 7, ${options.growthBase.toLocaleString('en')} against ${options.contacts.toLocaleString('en')} contacts in turn`);
+      const smallService = await start('bench/instrumented-server.ts', serviceEnv(small.store.url, RAISED_LIMITS));
+      const smallAuth = { authorization: `Bearer ${small.token}` };
+      const [smallOne, largeOne] = await measureInTurn([
+        { server: smallService, spec: specFor(smallService, { ...getOneSpec, idsFile: small.idsFile, headers: smallAuth }) },
+        { server: service, spec: specFor(service, getOneSpec) },
+      ], [200]);
+      const [smallList, largeList] = await measureInTurn([
+        { server: smallService, spec: specFor(smallService, { ...listFirstSpec, headers: smallAuth }) },
+        { server: service, spec: specFor(service, listFirstSpec) },
+      ], [200]);
+      await stop(smallService);
+      growth = { base: options.growthBase, small: { getOne: smallOne, listFirst: smallList }, large: { getOne: largeOne, listFirst: largeList } };
+    }
 
     // 2u: the same list filtered by created_after, each request a value no request asked before, in
     // turn with baseline (e) running the same page-plus-count SQL for the same values.
@@ -409,5 +416,36 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     for (const server of [...servers]) await server.stop();
     await database.close();
     await store.drop();
+    await small?.store.drop();
+  }
+}
+
+/**
+ * A new store's organizations at the start of a run: the small ones, and the large one's first
+ * `growthBase` contacts, whose ids go to `idsFile` (and are returned).
+ */
+async function seedSmallSize(kind: StoreKind, database: Database, options: BenchOptions, idsFile: string) {
+  await migrateToLatest(database);
+  for (let i = 0; i < options.smallOrgs; i++) await seedContacts(database, await createSeededOrg(database, `Small org ${i + 1}`), options.smallOrgContacts);
+  const big = await createSeededOrg(database, 'Large org', 1_000_000, { scoreField: true });
+  const ids: string[] = [];
+  await seedContacts(database, big, options.growthBase, (id) => ids.push(id));
+  writeFileSync(idsFile, ids.join('\n'));
+  if (kind === 'postgres') await sql`vacuum analyze`.execute(database.db);
+  return { big, ids };
+}
+
+/** Scenario 7's second store: the same organizations as the first at the start of the run, left at that size. */
+async function smallStore(kind: StoreKind, pgServer: string | undefined, options: BenchOptions, idsFile: string) {
+  const store = await createStore(kind, pgServer);
+  const database = openDatabase(store.url);
+  try {
+    const { big } = await seedSmallSize(kind, database, options, idsFile);
+    return { store, token: big.token, idsFile };
+  } catch (error) {
+    await store.drop();
+    throw error;
+  } finally {
+    await database.close();
   }
 }
