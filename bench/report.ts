@@ -40,7 +40,7 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '4u', name: 'title contains with total, uncached / baseline (e)', value: ratio(s.s4u_title_uncached.rps, r.baselines.e_titled_page.rps), op: '>=', target: 0.8, of: [s.s4u_title_uncached, r.baselines.e_titled_page] },
     { id: '4', name: 'title contains / scenario 1', value: ratio(s.s4_title_contains.rps, s.s1_get_one.rps), op: '>=', target: 0.1, of: [s.s4_title_contains, s.s1_get_one] },
     { id: '5', name: 'create / baseline (d)', value: ratio(s.s5_create.rps, r.baselines.d_insert.rps), op: '>=', target: 0.5, of: [s.s5_create, r.baselines.d_insert] },
-    { id: '6', name: '429 answers / scenario 1', value: ratio(s.s6_rate_limited.rejectedPerSecond, s.s1_get_one.rps), op: '>=', target: 1.5, of: [s.s6_rate_limited, s.s1_get_one] },
+    { id: '6', name: '429 answers / GET one in turn', value: ratio(s.s6_rate_limited.rejectedPerSecond, s.s6_rate_limited.getOne.rps), op: '>=', target: 1.5, of: [s.s6_rate_limited, s.s6_rate_limited.getOne] },
     // Both sizes measured in turn, on two stores.
     { id: '7a', name: 'GET one p50 at N / at 10k', value: s.s7_growth ? ratio(s.s7_growth.large.getOne.p50, s.s7_growth.small.getOne.p50) : null, op: '<=', target: 1.3, of: [s.s7_growth?.large.getOne, s.s7_growth?.small.getOne] },
     { id: '7b', name: 'list p50 at N / at 10k', value: s.s7_growth ? ratio(s.s7_growth.large.listFirst.p50, s.s7_growth.small.listFirst.p50) : null, op: '<=', target: 1.3, of: [s.s7_growth?.large.listFirst, s.s7_growth?.small.listFirst] },
@@ -108,6 +108,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('4u GET /v1/contacts?title=<new each time>', s.s4u_title_uncached),
     figureRow('5 POST /v1/contacts with Idempotency-Key', s.s5_create),
     `${figureRow('6 over the limit: 429 answers/s', { ...s.s6_rate_limited, rps: s.s6_rate_limited.rejectedPerSecond })}  (${num(s.s6_rate_limited.allowedPerSecond)}/s allowed)`,
+    figureRow('6 GET one, in turn with the 429s', s.s6_rate_limited.getOne),
     ...(s.s7_growth
       ? [
         figureRow(`7 GET one at ${num(s.s7_growth.base)}`, s.s7_growth.small.getOne), figureRow(`7 GET one at ${num(n)}, in turn`, s.s7_growth.large.getOne),
