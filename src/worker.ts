@@ -25,8 +25,6 @@ async function main(): Promise<void> {
   await migrateToLatest(database);
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
   const workers = startWorkers({ database, config, log, outbound });
-  log.info({ concurrency: config.workerConcurrency }, 'worker started');
-  flushCompileCache(); // see server.ts
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -38,8 +36,12 @@ async function main(): Promise<void> {
       process.exit(0);
     }, () => process.exit(1));
   };
+  // Before the line that says the worker runs: a signal before its handler would end the process
+  // at once, with its first jobs half done.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  log.info({ concurrency: config.workerConcurrency }, 'worker started');
+  flushCompileCache(); // see server.ts
 }
 
 main().catch((error: unknown) => {
