@@ -98,6 +98,11 @@ export class WriteContext {
   /** An unguarded part left its rows queued: a refusal at the end may be that part's. */
   #deferred = false;
   #response: { claim: IdempotencyClaim; status: number; body: string } | undefined;
+  /**
+   * Set by `finish` once its statements are queued on the transaction's connection, which runs them
+   * before any statement queued after them: the transaction may then go on before they answer.
+   */
+  handedOver = false;
 
   /**
    * `seq` is the tenant's event sequence so far; the caller holds the tenant's lock. An unguarded
@@ -329,16 +334,28 @@ export class WriteContext {
       throw this.#deferred && isRefusal(error as Error) ? new PartRefused() : error;
     }
     if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
+    return this.sequenceAfter;
+  }
+
+  /** The tenant's event sequence after this write's events. */
+  get sequenceAfter(): number {
     return this.#seq + this.#events.length;
   }
 
-  /** Runs the statements of `finish`; returns the rows the last one changed. */
+  /**
+   * Runs the statements of `finish`; returns the rows the last one changed. On PostgreSQL they are
+   * handed to the transaction's connection as one statement before the first `await` (`handedOver`).
+   */
   async #run(statements: DeferredStatement[]): Promise<bigint | undefined> {
-    if (this.dialect === 'postgres' && statements.length > 1) {
+    if (this.dialect === 'postgres' && statements.length > 0) {
       const compiled = statements.map((q) => q.compile());
       const parameters = compiled.flatMap((c) => c.parameters);
       // A large batch (an import's) can pass the protocol's limit of parameters: one by one then.
-      if (parameters.length <= PG_MAX_PARAMETERS) return (await this.tx.executeQuery(CompiledQuery.raw(combined(compiled), parameters))).numAffectedRows;
+      if (parameters.length <= PG_MAX_PARAMETERS) {
+        const query = this.tx.executeQuery(compiled.length === 1 ? compiled[0] : CompiledQuery.raw(combined(compiled), parameters));
+        this.handedOver = true;
+        return (await query).numAffectedRows;
+      }
     }
     let result: unknown;
     for (const q of statements) result = await q.execute();
@@ -426,13 +443,29 @@ async function commitTogether(database: Database, writes: Write[], guarded: bool
     const tenants = [...new Map(writes.map((q) => [scopeKey(q.scope), q.scope])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [key, scope] of tenants) sequences.set(key, await lockTenant(tx, database.dialect, scope));
     const results: unknown[] = [];
-    for (const q of writes) {
-      const key = scopeKey(q.scope);
-      const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null, guarded);
-      const result = await q.work(w);
-      sequences.set(key, await w.finish());
-      results.push(result);
+    // A write's last statement runs while the next write does its work (on PostgreSQL, whose round
+    // trip then no longer holds up the tenant's lock): the connection runs statements in the order
+    // they were queued, so the next write still reads what this one wrote.
+    const finishing: Array<Promise<number>> = [];
+    let failed: { error: unknown } | undefined;
+    try {
+      for (const q of writes) {
+        const key = scopeKey(q.scope);
+        const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null, guarded);
+        results.push(await q.work(w));
+        const finished = w.finish();
+        finished.catch(() => {}); // settled below
+        finishing.push(finished);
+        if (!w.handedOver) await finished;
+        sequences.set(key, w.sequenceAfter);
+      }
+    } catch (error) {
+      failed = { error };
     }
+    // The first write that failed is the one to report: the statements after it may have failed
+    // only because its failure ended the transaction.
+    for (const outcome of await Promise.allSettled(finishing)) if (outcome.status === 'rejected') throw outcome.reason;
+    if (failed) throw failed.error;
     return results;
   });
 }
@@ -470,6 +503,12 @@ export class WriteQueue {
   /** Transactions in flight at once: SQLite has one connection; PostgreSQL runs tenants in parallel. */
   readonly #concurrency: number;
   #pending: QueuedWrite[] = [];
+  /**
+   * Tenants with a transaction in flight. Their next writes wait for it rather than start another
+   * transaction, which would only wait for the tenant's lock while holding a connection: the writes
+   * that arrive meanwhile make one larger transaction, which pays for one commit.
+   */
+  readonly #busy = new Set<string>();
   #running = 0;
   #scheduled = false;
   #idle: Array<() => void> = [];
@@ -505,16 +544,31 @@ export class WriteQueue {
   }
 
   async #next(): Promise<void> {
-    if (this.#running >= this.#concurrency || this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0, MAX_BATCH);
+    if (this.#running >= this.#concurrency) return;
+    const batch = this.#take();
+    if (batch.length === 0) return;
+    const tenants = new Set(batch.map((q) => scopeKey(q.scope)));
+    for (const key of tenants) this.#busy.add(key);
     this.#running++;
+    // Writes of other tenants may be left: another transaction can take them.
+    this.#schedule();
     try {
       await this.#commit(batch);
     } finally {
+      for (const key of tenants) this.#busy.delete(key);
       this.#running--;
       this.#schedule();
       if (this.#pending.length === 0 && this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
     }
+  }
+
+  /** The next batch: the oldest writes, up to MAX_BATCH, of tenants with no transaction in flight. */
+  #take(): QueuedWrite[] {
+    const batch: QueuedWrite[] = [];
+    const left: QueuedWrite[] = [];
+    for (const q of this.#pending) (batch.length < MAX_BATCH && !this.#busy.has(scopeKey(q.scope)) ? batch : left).push(q);
+    this.#pending = left;
+    return batch;
   }
 
   async #commit(batch: QueuedWrite[]): Promise<void> {
