@@ -201,6 +201,27 @@ describe('companies: sorts and cursors', () => {
     expect(new Set(seen).size).toBe(seen.length);
     for (const r of before) expect(seen).toContain(r.id);
   });
+
+  it('answers the total as of the latest write on a page reached by cursor, and on an emptied one', async () => {
+    const own = await tenant(app);
+    for (let i = 0; i < 6; i++) await created(own.live, '/v1/companies', { name: `Firm ${i}`, industry: i % 2 ? 'Software' : 'Retail' });
+    const body = { filters: [{ field: 'industry', operator: 'eq', value: 'Software' }], sort: [{ field: 'name', direction: 'asc' }], limit: 2 };
+    const first = (await search(own.live, 'companies', body)).json();
+    expect(first.pagination.total).toBe(3);
+    const second = { ...body, cursor: first.next_cursor };
+    expect((await search(own.live, 'companies', second)).json().pagination.total).toBe(3);
+    // A write of the tenant makes the total counted before it stale: the page reads it anew.
+    const late = await created(own.live, '/v1/companies', { name: 'Firm 9', industry: 'Software' });
+    const after = (await search(own.live, 'companies', second)).json();
+    expect(after.data.map((r: { name: string }) => r.name)).toEqual(['Firm 5', 'Firm 9']);
+    expect(after.pagination.total).toBe(4);
+    // Emptied, the page still answers the total counted anew.
+    for (const r of after.data) expect((await own.live.delete(`/v1/companies/${r.id}`)).statusCode).toBe(200);
+    expect(late.id).toBe(after.data[1].id);
+    const empty = (await search(own.live, 'companies', second)).json();
+    expect(empty.data).toEqual([]);
+    expect(empty.pagination.total).toBe(2);
+  });
 });
 
 describe('full text stays current and spans objects', () => {

@@ -8,6 +8,7 @@ import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { containsInsensitive, jsonArrayHas, startsWithInsensitive } from '../../db/sql.ts';
 import { badRequest, cursorError, validationError } from '../errors.ts';
+import { versionColumn, type Version } from '../list-cache.ts';
 import type { Scope } from '../scope.ts';
 import type { Resource } from './define.ts';
 import { searchWords, textMatch } from './search-index.ts';
@@ -207,13 +208,13 @@ type PageRequest = { after?: unknown[]; offset: number; take: number };
 type Page = Array<{ row: Record<string, unknown> & { id: string }; key: string }>;
 
 /** One page of the search: rows with their sort key (`key`) in order, after `after` when given. */
-export async function searchPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest): Promise<Page> {
+export async function searchPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest, version?: Version): Promise<Page> {
   const [k, more] = c.keys;
   if (k?.custom?.valueColumn === 'value_num' && !more && page.offset === 0) {
     const indexed = await indexedPage(r, db, scope, c, page);
     if (indexed) return indexed;
   }
-  return scannedPage(r, db, scope, c, page);
+  return scannedPage(r, db, scope, c, page, version);
 }
 
 /** Value rows read per step of an indexed page, and the most read before it gives up for a scan. */
@@ -259,12 +260,14 @@ async function indexedPage(r: Resource, db: Kysely<DB>, scope: Scope, c: Compile
   return out;
 }
 
-async function scannedPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest): Promise<Page> {
+async function scannedPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest, version?: Version): Promise<Page> {
   let q = matching(r, db, scope, c).selectAll();
   for (const [i, k] of c.keys.entries()) q = q.select(k.expr.as(`sort_key_${i}`) as never);
+  if (version) q = q.select(versionColumn(scope) as never);
   if (page.after) q = q.where(afterKey(r.table, c, page.after));
   for (const k of c.keys) q = q.orderBy(sql`${k.expr} ${sql.raw(k.direction)} nulls last`);
-  const rows = (await q.orderBy(sql.ref(`${r.table}.id`), 'desc').limit(page.take).offset(page.offset).execute()) as Array<Record<string, unknown> & { id: string }>;
+  const read = q.orderBy(sql.ref(`${r.table}.id`), 'desc').limit(page.take).offset(page.offset).execute() as Promise<Array<Record<string, unknown> & { id: string }>>;
+  const rows = await (version ? version.from(read) : read);
   return rows.map((row) => {
     const key = c.keys.map((k, i) => {
       const v = row[`sort_key_${i}`];
