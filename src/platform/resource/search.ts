@@ -207,7 +207,11 @@ export function parseKey(c: CompiledSearch, raw: string | number): unknown[] {
 type PageRequest = { after?: unknown[]; offset: number; take: number };
 type Page = Array<{ row: Record<string, unknown> & { id: string }; key: string }>;
 
-/** One page of the search: rows with their sort key (`key`) in order, after `after` when given. */
+/**
+ * One page of the search: rows with their sort key (`key`) in order, after `after` when given.
+ * `version`, when given, is read beside the rows of a scanned page (see `listRows`); a page read
+ * along a custom field's index leaves it to be read apart.
+ */
 export async function searchPage(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch, page: PageRequest, version?: Version): Promise<Page> {
   const [k, more] = c.keys;
   if (k?.custom?.valueColumn === 'value_num' && !more && page.offset === 0) {
