@@ -6,9 +6,10 @@
 //
 // Requests' writes go through a WriteQueue (group commit): the writes that arrive together share
 // one transaction, so they pay for one commit (one log sync) and one lock of each tenant instead of
-// one each. A write that fails rolls the shared transaction back; its batch is then run again one
-// write per transaction, so only the failing write fails and nothing is ever half applied (when
-// the store itself is unreachable, the whole batch fails at once instead).
+// one each; a tenant's writes that arrive while one of its transactions runs make the next one. A
+// write that fails rolls the shared transaction back; its batch is then run again one write per
+// transaction, so only the failing write fails and nothing is ever half applied (when the store
+// itself is unreachable, the whole batch fails at once instead).
 import { setImmediate as turn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CompiledQuery, sql, type Compilable, type Kysely, type Transaction } from 'kysely';
