@@ -100,6 +100,9 @@ const MAX_PAGES = 2000;
 const MAX_PAGE_BYTES = 16 * 1024 * 1024;
 const MAX_TOTALS = 10_000;
 
+/** Computes an answer at `version`; `along`, when given, is that version, to read beside the page's rows. */
+type Compute = (version: Version, along: Version | undefined) => Promise<unknown>;
+
 export class ListCache {
   readonly #pages = new VersionedLru<string>(MAX_PAGES, MAX_PAGE_BYTES);
   readonly #totals = new VersionedLru<number>(MAX_TOTALS, MAX_TOTALS * 200);
@@ -110,23 +113,25 @@ export class ListCache {
    * and keeps it. A request whose parameters are in its body (a search) gives them as `key`, and
    * whether it walks a cursor. Resolves with the reply, which the route's handler returns: Fastify
    * then waits for the answer's onSend hooks (storing an Idempotency-Key's answer, for a search)
-   * instead of answering a second time with the handler's empty result. `compute` learns whether the
-   * request walks a cursor (its version is then not read yet, see `Version`).
+   * instead of answering a second time with the handler's empty result. `compute` gets `along` for
+   * a page reached by a cursor on PostgreSQL: the version is not read yet, and its page statement
+   * should read it beside the rows (`versionColumn`, `Version.from`), where a statement is a round trip.
    */
-  async answer(request: FastifyRequest, reply: FastifyReply, compute: (version: Version, walking: boolean) => Promise<unknown>, body?: { key: string; walking: boolean }): Promise<FastifyReply> {
+  async answer(request: FastifyRequest, reply: FastifyReply, compute: Compute, body?: { key: string; walking: boolean }): Promise<FastifyReply> {
     const { database } = request.server.services;
     const scope = request.scope;
     const read = () => tenantVersion(database.db, database.dialect, scope);
     // Pages reached by a cursor are walked once, cheaply (keyset): only numbered pages, the first
     // above all, are worth keeping. Their totals are kept either way.
     if (body ? body.walking : (request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
-      return reply.send(await compute(new Version(read), true));
+      const version = new Version(read);
+      return reply.send(await compute(version, database.dialect === 'postgres' ? version : undefined));
     }
     const version = await read();
     const key = `${scope.orgId}|${scope.mode}|${request.url}${body ? `|${body.key}` : ''}`;
     let page = this.#pages.get(key, version);
     if (page === undefined) {
-      page = reply.serialize(await compute(new Version(read, version), false)) as string;
+      page = reply.serialize(await compute(new Version(read, version), undefined)) as string;
       this.#pages.set(key, version, page, key.length + page.length);
     }
     return reply.type('application/json; charset=utf-8').send(page);
@@ -151,7 +156,7 @@ export class ListCache {
  */
 export const UNCACHED: Pick<ListCache, 'answer' | 'total'> = {
   async answer(_request, reply, compute) {
-    return reply.send(await compute(new Version(async () => 0, 0), false));
+    return reply.send(await compute(new Version(async () => 0, 0), undefined));
   },
   total: (_scope, _key, _version, count) => count(),
 };

@@ -213,11 +213,11 @@ describe('companies: sorts and cursors', () => {
     // A write of the tenant makes the total counted before it stale: the page reads it anew.
     const late = await created(own.live, '/v1/companies', { name: 'Firm 9', industry: 'Software' });
     const after = (await search(own.live, 'companies', second)).json();
-    expect(after.data.map((r: { name: string }) => r.name)).toEqual(['Firm 5', 'Firm 9']);
+    expect(after.data.map((r: { id: string }) => r.id)).toEqual([after.data[0].id, late.id]);
+    expect(after.data[0].name).toBe('Firm 5');
     expect(after.pagination.total).toBe(4);
     // Emptied, the page still answers the total counted anew.
     for (const r of after.data) expect((await own.live.delete(`/v1/companies/${r.id}`)).statusCode).toBe(200);
-    expect(late.id).toBe(after.data[1].id);
     const empty = (await search(own.live, 'companies', second)).json();
     expect(empty.data).toEqual([]);
     expect(empty.pagination.total).toBe(2);

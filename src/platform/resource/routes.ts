@@ -44,11 +44,9 @@ export async function answerList(r: Resource, req: FastifyRequest, reply: Fastif
   const lists = listCacheFor(req.server.services.lists, r.readsClock);
   const db = database.db;
   // A GET: its answer has no hook to wait for (see ListCache.answer), so the reply need not be returned.
-  await lists.answer(req, reply, async (version, walking) => {
+  // paginate asks for the page before the total, so a walked page's statement reads the version first.
+  await lists.answer(req, reply, async (version, along) => {
     const query = await resolveCustomFilters(r, db, req.scope, given);
-    // A walked page reads the version its total needs in its own statement where a statement is a
-    // round trip (PostgreSQL); paginate asks for the page before the total.
-    const along = walking && database.dialect === 'postgres' ? version : undefined;
     const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
     let total: Promise<number> | undefined;
     const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));

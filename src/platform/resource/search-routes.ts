@@ -47,10 +47,8 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
         const body = req.body as SearchRequest & { limit?: number; cursor?: string };
         const { limit: _limit, cursor, ...search } = body;
         // Answers and totals are kept per tenant until its next write, like those of list endpoints.
-        return lists.answer(req, reply, async (version, walking) => {
+        return lists.answer(req, reply, async (version, along) => {
           const compiled = await compileSearch(r, db, dialect, req.scope, body);
-          // As a walked list page does (answerList): the version beside the rows on PostgreSQL.
-          const along = walking && dialect === 'postgres' ? version : undefined;
           return paginate(req, body, {
             fetch: (page) => searchPage(r, db, req.scope, compiled, { after: page.after === undefined ? undefined : parseKey(compiled, page.after), offset: page.offset, take: page.take }, along),
             count: () => lists.total(req.scope, `search ${r.plural} ${canonicalJson(search)}`, version, () => searchCount(r, db, req.scope, compiled)),
