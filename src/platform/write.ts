@@ -82,6 +82,9 @@ export interface PendingEvent {
   previous_attributes: string | null;
 }
 
+/** What the writes of a transaction read once (`WriteContext.shared`), by tenant and name. */
+const sharedReads = new WeakMap<Transaction<DB>, Map<string, Promise<unknown>>>();
+
 export class WriteContext {
   readonly tx: Transaction<DB>;
   readonly scope: Scope;
@@ -132,6 +135,36 @@ export class WriteContext {
       previous_attributes: previousAttributes ? JSON.stringify(previousAttributes) : null,
     });
     return id;
+  }
+
+  /**
+   * What `read` answers for this tenant, read once per transaction and shared by the writes that
+   * share it (a group commit's, a batch's parts): the tenant's custom field definitions, its
+   * default pipeline's first stage. Only for what the tenant's own writes alone change: every write
+   * of the tenant holds its lock until the commit, so nothing else changes it meanwhile, and a write
+   * that changes it says so (`changed`). A part of a write rolled back (`attempt`) drops them all.
+   */
+  shared<T>(what: string, read: () => Promise<T>): Promise<T> {
+    let reads = sharedReads.get(this.tx);
+    if (!reads) sharedReads.set(this.tx, (reads = new Map()));
+    const key = `${this.scope.orgId}\u0000${this.scope.mode}\u0000${what}`;
+    let answer = reads.get(key) as Promise<T> | undefined;
+    if (!answer) {
+      answer = read();
+      reads.set(key, answer);
+      answer.catch(() => reads.delete(key));
+    }
+    return answer;
+  }
+
+  /**
+   * This write changed what `shared` reads under a name starting with `what` (all of the tenant's
+   * when omitted): the transaction's next reads of it go to the store.
+   */
+  changed(what = ''): void {
+    const reads = sharedReads.get(this.tx);
+    const prefix = `${this.scope.orgId}\u0000${this.scope.mode}\u0000${what}`;
+    for (const key of reads?.keys() ?? []) if (key.startsWith(prefix)) reads!.delete(key);
   }
 
   /** Moves a maintained total (e.g. the number of contacts) by `delta`. */
@@ -257,6 +290,7 @@ export class WriteContext {
     } catch (error) {
       if (isUnavailable(error as Error)) throw error;
       await this.tx.executeQuery(ROLLBACK_TO);
+      sharedReads.delete(this.tx);
       this.#events.length = events;
       this.#later.length = later;
       this.#deltas.clear();

@@ -131,4 +131,33 @@ describe('group commit', () => {
     expect(listed.pagination.total).toBe(contacts.filter((c) => c.statusCode === 201).length);
     expect(listed.data.every((c: { custom_fields: object }) => !('tier' in c.custom_fields))).toBe(true);
   });
+
+  it('puts each new deal of a burst in the first stage of the default pipeline as it stood at the deal\'s commit', async () => {
+    const t = await tenant(app);
+    const pipeline = (await t.live.get('/v1/deals/pipelines')).json().data.find((p: { is_default: boolean }) => p.is_default);
+    const [first, second, ...rest] = pipeline.stages.map((s: { id: string }) => s.id) as string[];
+    // The first stage is read once per transaction: the reorder must drop it for the creates after it.
+    const creates = (from: number) => Array.from({ length: 15 }, (_, i) => t.live.post('/v1/deals', { name: `Deal ${from + i}` }));
+    const answers = await Promise.all([
+      ...creates(0),
+      t.live('PUT', `/v1/deals/pipelines/${pipeline.id}/stages/order`, { stage_ids: [second, first, ...rest] }),
+      ...creates(15),
+    ]);
+    const reorder = answers[15];
+    expect(reorder.statusCode).toBe(200);
+    const made = answers.filter((a) => a !== reorder);
+    expect(made.every((a) => a.statusCode === 201)).toBe(true);
+    const events = (await allEvents(t.live)).reverse();
+    const reorderedAt = events.findIndex((e) => e.type === 'deal_pipeline.updated');
+    const after = made.map((a) => events.findIndex((e) => e.type === 'deal.created' && e.data.object.id === a.json().data.id) > reorderedAt);
+    expect(after).toContain(true);
+    for (const [i, a] of made.entries()) {
+      const stage = after[i] ? second : first;
+      expect(a.json().data.stage_id).toBe(stage);
+      expect((await t.live.get(`/v1/deals/${a.json().data.id}`)).json().data.stage_id).toBe(stage);
+    }
+    const summary = (await t.live.get(`/v1/deals/summary?pipeline_id=${pipeline.id}`)).json().data;
+    const counted = (id: string) => summary.stages.find((s: { stage_id: string }) => s.stage_id === id).count;
+    expect([counted(first), counted(second)]).toEqual([after.filter((x) => !x).length, after.filter((x) => x).length]);
+  });
 });

@@ -51,29 +51,18 @@ export async function fieldDefinitions(db: Kysely<DB>, scope: Scope, object: str
   return rows.map(toDefinition);
 }
 
-// The definitions a transaction reads, kept until it ends: a batch of a hundred records, or the
-// hundred creates that share one group commit, would otherwise read them a hundred times. They cannot
-// change meanwhile: every write of the tenant holds its lock until the commit, and a field write in
-// the same transaction drops them.
-const readByTransaction = new WeakMap<WriteContext['tx'], Map<string, Promise<FieldDefinition[]>>>();
-const keyOf = (w: WriteContext, object: string) => `${w.scope.orgId}\u0000${w.scope.mode}\u0000${object}`;
+const SHARED_NAME = 'field definitions of ';
 
-/** `fieldDefinitions` in a write, read once per transaction, tenant and object. */
-export function definitionsIn(w: WriteContext, object: string): Promise<FieldDefinition[]> {
-  let read = readByTransaction.get(w.tx);
-  if (!read) readByTransaction.set(w.tx, (read = new Map()));
-  const key = keyOf(w, object);
-  let defs = read.get(key);
-  if (!defs) {
-    defs = fieldDefinitions(w.tx, w.scope, object);
-    read.set(key, defs);
-    defs.catch(() => read.delete(key));
-  }
-  return defs;
-}
+/**
+ * `fieldDefinitions` in a write, read once per transaction (`WriteContext.shared`): a batch of a
+ * hundred records, or the hundred creates that share one group commit, would otherwise read them
+ * a hundred times.
+ */
+export const definitionsIn = (w: WriteContext, object: string): Promise<FieldDefinition[]> =>
+  w.shared(SHARED_NAME + object, () => fieldDefinitions(w.tx, w.scope, object));
 
 /** The write changed field definitions: its transaction's next reads of them go to the store. */
-export const definitionsChanged = (w: WriteContext): void => void readByTransaction.delete(w.tx);
+export const definitionsChanged = (w: WriteContext): void => w.changed(SHARED_NAME);
 
 /** The definitions that apply to a record: global ones, and those of the record's list. */
 export const applicable = (defs: FieldDefinition[], listId: unknown) =>

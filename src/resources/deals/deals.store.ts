@@ -2,21 +2,20 @@
 // pipeline refused), the status and closed_at that follow the stage, the stage history and
 // `deal.stage_changed`, the maintained per-stage totals, and the probability a deal follows.
 import { sql, type Kysely } from 'kysely';
-import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { normalizeCurrency } from '../../platform/currency.ts';
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
-import { deleteIn, sameTenant, selectIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { addDealContacts, type NewLink } from './deal-contacts.ts';
 import { dropEvidence, missingEvidence, refuseEntry } from './deal-evidence.ts';
 import { deals } from './deals.resource.ts';
-import { getPipeline, NO_DEFAULT_PIPELINE, stagesOf, type StageRow } from './pipelines.store.ts';
+import { firstDefaultStage, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
 import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
-import { changeTotals, moveTotals } from './totals.ts';
+import { changeTotals, moveTotals, totalsMove } from './totals.ts';
 
 /** The condition "the deal has this contact", for the `contact_id` filter. */
 export const hasContact = (table: string, contactId: string) =>
@@ -30,15 +29,6 @@ async function stageById(w: WriteContext, id: string): Promise<StageRow> {
 
 async function firstStage(w: WriteContext, pipelineId: string): Promise<StageRow> {
   return (await stagesOf(w.tx, w.scope, pipelineId))[0];
-}
-
-/** The first stage of the default pipeline, read in one statement (built once: it is on every create). */
-async function firstDefaultStage(w: WriteContext): Promise<StageRow> {
-  const { rows: [stage] } = await shaped(w.tx, w.dialect, 'deals.first default stage', [w.scope.orgId, w.scope.mode, 1, 1], () => selectIn(w.tx, 'deal_stages', w.scope).selectAll('deal_stages')
-    .innerJoin('deal_pipelines', (j) => j.on(sameTenant('deal_pipelines', 'deal_stages')).onRef('deal_pipelines.id', '=', 'deal_stages.pipeline_id'))
-    .where('deal_pipelines.is_default', '=', 1).orderBy('deal_stages.position').limit(1)).execute();
-  if (!stage) throw conflict(NO_DEFAULT_PIPELINE);
-  return stage;
 }
 
 /**
@@ -91,7 +81,7 @@ async function bypassed(w: WriteContext, row: Row, input: Record<string, unknown
 export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
   const { before, input } = ctx;
   if (!before) {
-    await moveTotals(w, row, 1);
+    w.later(totalsMove(w, row, 1));
     await recordStageEntry(w, [row.id], String(row.pipeline_id), String(row.stage_id), true);
     // A deal created by force into a stage it lacks evidence for: the bypass is on record.
     const skipped = await bypassed(w, row, input, true);

@@ -2,12 +2,13 @@
 // `is_default`, which is 1 or null), made with the organization and by the sandbox reset; a pipeline
 // keeps at least one stage; stages holding deals are deleted only by moving the deals elsewhere.
 import type { Kysely } from 'kysely';
+import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import { checkOrder, renumber } from '../../platform/resource/ordering.ts';
-import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn, sameTenant, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { EventType } from '../../platform/event-types.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
@@ -63,6 +64,23 @@ export async function defaultPipeline(db: Kysely<DB>, scope: Scope): Promise<Pip
   return row;
 }
 
+const FIRST_DEFAULT_STAGE = 'first stage of the default pipeline';
+
+/**
+ * The first stage of the default pipeline, where a new deal goes unless told otherwise: one
+ * statement, read once per transaction (`WriteContext.shared`; every write here that could change
+ * it says so, in `changedStages`).
+ */
+export function firstDefaultStage(w: WriteContext): Promise<StageRow> {
+  return w.shared(FIRST_DEFAULT_STAGE, async () => {
+    const { rows: [stage] } = await shaped(w.tx, w.dialect, 'deals.first default stage', [w.scope.orgId, w.scope.mode, 1, 1], () => selectIn(w.tx, 'deal_stages', w.scope).selectAll('deal_stages')
+      .innerJoin('deal_pipelines', (j) => j.on(sameTenant('deal_pipelines', 'deal_stages')).onRef('deal_pipelines.id', '=', 'deal_stages.pipeline_id'))
+      .where('deal_pipelines.is_default', '=', 1).orderBy('deal_stages.position').limit(1)).execute();
+    if (!stage) throw conflict(NO_DEFAULT_PIPELINE);
+    return stage;
+  });
+}
+
 export async function stagesOf(db: Kysely<DB>, scope: Scope, pipelineId: string): Promise<StageRow[]> {
   return selectIn(db, 'deal_stages', scope).selectAll().where('pipeline_id', '=', pipelineId).orderBy('position').execute();
 }
@@ -95,7 +113,12 @@ function stageRow(w: WriteContext, pipelineId: string, position: number, s: Stag
   };
 }
 
+/** A write changed pipelines or stages: what the transaction's writes share of them is read again. */
+const changedStages = (w: WriteContext) => w.changed(FIRST_DEFAULT_STAGE);
+
+/** Marks the pipeline changed (its updated_at, and `changedStages`). */
 async function touch(w: WriteContext, pipelineId: string) {
+  changedStages(w);
   await updateIn(w.tx, 'deal_pipelines', w.scope).set({ updated_at: w.now }).where('id', '=', pipelineId).execute();
 }
 
@@ -111,6 +134,7 @@ async function makeDefault(w: WriteContext, pipelineId: string) {
 
 export async function createPipeline(w: WriteContext, input: { name: string; is_default?: boolean; stages?: Array<StageInput & { name: string }> }, options: { silent?: boolean } = {}) {
   await checkLinks(w, input.stages ?? []);
+  changedStages(w);
   const id = newId('pip');
   const hasDefault = await selectIn(w.tx, 'deal_pipelines', w.scope).select('id').where('is_default', '=', 1).executeTakeFirst();
   const isDefault = input.is_default === true || !hasDefault;
@@ -150,6 +174,7 @@ export async function deletePipeline(w: WriteContext, id: string) {
   if (pipeline.is_default) throw conflict('The default pipeline cannot be deleted; make another pipeline the default first');
   const n = await dealsIn(w, 'pipeline_id', id);
   if (n > 0) throw conflict(`Pipeline has ${n} deals; move or delete them first`);
+  changedStages(w);
   const stageIds = pipeline.stages.map((s) => s.id);
   await deleteIn(w.tx, 'deal_stage_totals', w.scope).where('stage_id', 'in', stageIds).execute();
   await deleteIn(w.tx, 'deal_stages', w.scope).where('pipeline_id', '=', id).execute();

@@ -27,15 +27,23 @@ const addUp = {
 };
 const key = ['org_id', 'mode', 'stage_id', 'currency'] as const;
 
-/** Adds (sign 1) or removes (sign -1) a deal's share of its stage's totals. */
-export async function moveTotals(w: WriteContext, deal: DealShape, sign: 1 | -1): Promise<void> {
+/**
+ * The statement adding (sign 1) or removing (sign -1) a deal's share of its stage's totals: a new
+ * deal's is queued (`WriteContext.later`), as nothing in its write reads the totals.
+ */
+export function totalsMove(w: WriteContext, deal: DealShape, sign: 1 | -1) {
   const p = part(deal);
   const row = {
     ...tenantOf(w.scope), stage_id: String(deal.stage_id), currency: String(deal.currency), deal_count: sign,
     amount: sign * p.amount, weighted_own: sign * p.weighted_own, amount_following: sign * p.amount_following,
   };
-  await shaped(w.tx, w.dialect, 'deal_stage_totals move', Object.values(row), () => w.tx.insertInto('deal_stage_totals').values(row)
-    .onConflict((oc) => oc.columns([...key]).doUpdateSet(addUp))).execute();
+  return shaped(w.tx, w.dialect, 'deal_stage_totals move', Object.values(row), () => w.tx.insertInto('deal_stage_totals').values(row)
+    .onConflict((oc) => oc.columns([...key]).doUpdateSet(addUp)));
+}
+
+/** Adds or removes a deal's share of its stage's totals now. */
+export async function moveTotals(w: WriteContext, deal: DealShape, sign: 1 | -1): Promise<void> {
+  await totalsMove(w, deal, sign).execute();
 }
 
 /** Moves a deal's share from its old shape to its new one (nothing when neither changed). */

@@ -1,7 +1,8 @@
 // What can be imported, and how a CSV row becomes the body of an API write. An importable object is a
 // kernel resource with natural keys (for upsert and update) and a way to put its records on a list:
-// contacts carry their list in `list_id`, companies (and deals, later) are members of lists. Adding
-// deals is one line here once they have assert keys.
+// contacts carry their list in `list_id`, companies (and deals, later) are members of lists. Deals
+// need assert keys first, and their creates queue an upsert of their stage's totals, which the
+// queued creates of an import (see imports.jobs.ts) would repeat on one row in one statement.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { validationError, type FieldError } from '../../platform/errors.ts';

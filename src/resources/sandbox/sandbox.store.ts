@@ -5,7 +5,6 @@ import type { Insertable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import { definitionsChanged } from '../../platform/resource/custom-fields.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { present } from '../../platform/resource/store.ts';
 import { deleteIn } from '../../platform/resource/tenancy.ts';
@@ -133,8 +132,8 @@ export async function resetSandbox(w: WriteContext, startingCredits: number): Pr
   const { orgId } = w.scope;
   // Every table of the registry's groups; API keys and idempotency records are kept.
   for (const table of dataTables) await deleteIn(w.tx, table, w.scope).execute();
-  // Custom field definitions among them: later writes of the same transaction must not use them.
-  definitionsChanged(w);
+  // Custom field definitions and pipelines among them: later writes of the same transaction must not use them.
+  w.changed();
   const events = await deleteIn(w.tx, 'events', w.scope).executeTakeFirst();
   await deleteIn(w.tx, 'counters', w.scope).where('name', 'not in', ['events', EVENTS_REMOVED]).execute();
   w.count(EVENTS_REMOVED, Number(events.numDeletedRows));
