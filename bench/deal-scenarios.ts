@@ -2,7 +2,7 @@
 // its default pipeline). 15: the list filtered by pipeline and stage with its exact total, each
 // request a page the list cache does not keep, stage after stage, measured in turn with baseline (f)
 // (a bare route reading the same pages) and with GET one; beside it the cached figure of one fixed
-// first page. 16: the deals summary of the pipeline. 17: creating a deal with three contacts
+// first page. 16: the deals summary of the pipeline, in turn with GET one. 17: creating a deal with three contacts
 // in one request, measured in turn with scenario 5's creates of one contact. Each checks first that
 // the service answers what the seeded data says.
 import { dealFields } from './fixtures.ts';
@@ -19,7 +19,8 @@ export interface DealResults {
    * target compares the pages with that GET one, and (f) with it shows what the bare stack reaches.
    */
   s15_deal_list_by_stage: Figure & { deals: number; stages: number; totals: number[]; coldMs: Latency; cachedFirstPage: Figure; bare: Figure; getOne: Figure };
-  s16_deal_summary: Figure & { deals: number };
+  /** `getOne` is scenario 1's GET, measured in turn with the summary: the target divides by it. */
+  s16_deal_summary: Figure & { deals: number; getOne: Figure };
   /** `creates` is scenario 5's create of a contact, measured in turn with the deals: the target divides by it. */
   s17_deal_with_contacts: Figure & { creates: Figure };
 }
@@ -108,7 +109,10 @@ export async function dealScenarios(server: Server, token: string, seeded: Seede
   const { json: { data: summary } } = await getJson<{ data: Summary }>(server, summaryPath, token);
   const got = JSON.stringify({ stages: summary.stages.map(({ stage_id, count, amounts }) => ({ stage_id, count, amounts })), totals: summary.totals });
   if (got !== JSON.stringify(expected)) throw new Error(`deals summary ${got}, expected ${JSON.stringify(expected)}`);
-  const s16 = await load(server, { kind: 'fixed', path: summaryPath, headers });
+  const [s16, s16GetOne] = await inTurn([
+    { server, spec: { kind: 'fixed', path: summaryPath, headers } },
+    { server, spec: { kind: 'random-id', path: '/v1/contacts/', idsFile, headers } },
+  ]);
 
   // 17. A deal and its three contacts; the create carries a fresh Idempotency-Key, as scenario 5's do.
   // In turn with scenario 5's creates, as 15 is with GET one: minutes apart, this machine's speed
@@ -120,7 +124,7 @@ export async function dealScenarios(server: Server, token: string, seeded: Seede
 
   return {
     s15_deal_list_by_stage: { ...list, deals: seeded.deals, stages: seeded.stages.length, totals, coldMs: latency(cold), cachedFirstPage, bare, getOne },
-    s16_deal_summary: { ...s16, deals: seeded.deals },
+    s16_deal_summary: { ...s16, deals: seeded.deals, getOne: s16GetOne },
     s17_deal_with_contacts: { ...s17, creates },
   };
 }
