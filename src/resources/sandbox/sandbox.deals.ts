@@ -64,7 +64,8 @@ const dealAt = async (w: WriteContext, stageId: string) =>
   (await selectIn(w.tx, 'deals', w.scope).select('id').where('stage_id', '=', stageId).orderBy('id').executeTakeFirstOrThrow()).id;
 
 async function seedMethodology(w: WriteContext, pipeline: { id: string; stages: Array<{ id: string }> }): Promise<void> {
-  // The deals' inserts are queued to the end of the write: the evidence below needs them now.
+  // The deals' inserts are queued to the end of the write: the evidence below needs them now. (A
+  // flush runs them one statement each, as the queued totals of two deals of one stage must be.)
   await w.flush();
   const methodology = await fromTemplate(w, 'meddpicc', undefined);
   const buildTheCase = (methodology.stages as Array<{ id: string; name: string }>).find((s) => s.name === 'Build the case')!;
