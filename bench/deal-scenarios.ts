@@ -2,9 +2,9 @@
 // its default pipeline). 15: the list filtered by pipeline and stage with its exact total, each
 // request a page the list cache does not keep, stage after stage, measured in turn with baseline (f)
 // (a bare route reading the same pages) and with GET one; beside it the cached figure of one fixed
-// first page. 16: the deals summary of the pipeline, in turn with GET one. 17: creating a deal with three contacts
-// in one request, measured in turn with scenario 5's creates of one contact. Each checks first that
-// the service answers what the seeded data says.
+// first page. 16: the deals summary of the pipeline, in turn with GET one. 17: creating a deal with
+// three contacts in one request, measured in turn with scenario 5's creates of one contact. Each
+// checks first that the service answers what the seeded data says.
 import { dealFields } from './fixtures.ts';
 import type { LoadSpec } from './load.ts';
 import type { Server } from './processes.ts';

@@ -147,7 +147,7 @@ export class WriteContext {
   shared<T>(what: string, read: () => Promise<T>): Promise<T> {
     let reads = sharedReads.get(this.tx);
     if (!reads) sharedReads.set(this.tx, (reads = new Map()));
-    const key = `${this.scope.orgId}\u0000${this.scope.mode}\u0000${what}`;
+    const key = this.#sharedKey(what);
     let answer = reads.get(key) as Promise<T> | undefined;
     if (!answer) {
       answer = read();
@@ -163,8 +163,13 @@ export class WriteContext {
    */
   changed(what = ''): void {
     const reads = sharedReads.get(this.tx);
-    const prefix = `${this.scope.orgId}\u0000${this.scope.mode}\u0000${what}`;
+    const prefix = this.#sharedKey(what);
     for (const key of reads?.keys() ?? []) if (key.startsWith(prefix)) reads!.delete(key);
+  }
+
+  /** The key of a shared read: the tenant's, so one transaction spanning tenants keeps each its own. */
+  #sharedKey(what: string): string {
+    return `${this.scope.orgId}\u0000${this.scope.mode}\u0000${what}`;
   }
 
   /** Moves a maintained total (e.g. the number of contacts) by `delta`. */
