@@ -24,7 +24,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-import { isCheapOrBounded, pageRows, ran, ranOnLoop, ReadCosts, type Read } from './read-costs.ts';
+import { isCheapOrBounded, pageRows, ran, ReadCosts, type Read } from './read-costs.ts';
 import { ReaderPool, rowObjects } from './sqlite-readers.ts';
 import { Turns } from './turns.ts';
 
@@ -87,7 +87,7 @@ export class NodeSqliteConnection {
       if (this.#db.isTransaction) return undefined;
       const started = cpuMs();
       const result = this.execute<R>(sql, params);
-      ranOnLoop(read, cpuMs() - started, result.rows.length);
+      ran(read, cpuMs() - started, result.rows.length);
       return result;
     }
     return this.#readers.read(sql, params, read.cost, read.point).then(({ rows, ms }) => {

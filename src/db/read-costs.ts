@@ -25,8 +25,6 @@ export interface Read {
   page?: { columns: string[]; offset: boolean };
   /** Set by the store once it has checked the page's plan: it walks one index holding every condition. */
   walksIndex?: boolean;
-  /** What its last run on the event loop took, ms (see `ranOnLoop`). */
-  lastOnLoop?: number;
 }
 
 const PAGE = /^select ([^()]+?) from "?\w+"? where (.+) order by ([^()]+?) limit \?( offset \?)?$/is;
@@ -100,20 +98,4 @@ export const isCheapOrBounded = (read: Read | false, ms: number): boolean => rea
 export function ran(read: Read, ms: number, rows: number): void {
   if (rows > 1) read.point = false;
   read.cost = read.cost === Infinity || ms > read.cost ? ms : read.cost + (ms - read.cost) * 0.2;
-}
-
-/** Under this, a run on the event loop may owe its measure to a garbage collection (see `ranOnLoop`). */
-const COLLECTION_MS = 5;
-
-/**
- * Records a run on the event loop, measured in the thread's CPU time, which counts any garbage
- * collection that fell in it: under load a young-generation collection takes a millisecond or more,
- * longer than a point read may take there. Such a run raises the cost only as far as the run before
- * it also took, so one collection does not send a cheap read, and every copy of it in flight, to a
- * thread; a read that is slow twice in a row, or slower than a collection, moves at once.
- */
-export function ranOnLoop(read: Read, ms: number, rows: number): void {
-  const previous = read.lastOnLoop ?? ms;
-  read.lastOnLoop = ms;
-  ran(read, ms < COLLECTION_MS ? Math.min(ms, previous) : ms, rows);
 }
