@@ -163,8 +163,9 @@ export class WriteContext {
    */
   changed(what = ''): void {
     const reads = sharedReads.get(this.tx);
+    if (!reads) return;
     const prefix = this.#sharedKey(what);
-    for (const key of reads?.keys() ?? []) if (key.startsWith(prefix)) reads!.delete(key);
+    for (const key of reads.keys()) if (key.startsWith(prefix)) reads.delete(key);
   }
 
   /** The key of a shared read: the tenant's, so one transaction spanning tenants keeps each its own. */
