@@ -13,6 +13,8 @@ import { bumpCounter, runWrite } from '../src/platform/write.ts';
 import { defaultPipeline, stagesOf, type StageRow } from '../src/resources/deals/pipelines.store.ts';
 import { addEntries, createList } from '../src/resources/lists/lists.store.ts';
 import { contacts } from '../src/resources/contacts/contacts.resource.ts';
+import { deals } from '../src/resources/deals/deals.resource.ts';
+import { writeMissingJson } from '../src/platform/resource/stored-json.ts';
 import { createField } from '../src/resources/fields/fields.store.ts';
 import { contactFields, dealFields } from './fixtures.ts';
 
@@ -161,5 +163,7 @@ export async function seedDeals(database: Database, org: SeededOrg, total: numbe
       await bumpCounter(tx, database.dialect, org.scope, 'deals', end - start);
     });
   }
+  // Rows inserted here carry no stored text: the service's job writes them, as after a migration.
+  await writeMissingJson(database, org.scope, deals);
   return { pipelineId, stages, deals: total };
 }

@@ -18,6 +18,7 @@ import { tasksNotes } from './migrations/0012-tasks-notes.ts';
 import { quotes } from './migrations/0013-quotes.ts';
 import { imports } from './migrations/0015-imports.ts';
 import { exportSearch } from './migrations/0016-export-search.ts';
+import { storedJson } from './migrations/0017-stored-json.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -37,6 +38,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0013-quotes': quotes(database.dialect),
     '0015-imports': imports(database.dialect),
     '0016-export-search': exportSearch(database.dialect),
+    '0017-stored-json': storedJson,
   };
 }
 

@@ -222,6 +222,8 @@ export interface DealsTable extends Tenant {
   source: string | null;
   tags: unknown;
   custom_fields: unknown | null;
+  /** The deal's answer as JSON text, null until written again after a change that cleared it (stored-json.ts). */
+  doc?: string | null;
   created_at: number;
   updated_at: number;
 }

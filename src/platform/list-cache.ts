@@ -54,6 +54,18 @@ export class Version {
   }
 }
 
+/** An answer already serialized to bytes (a page of stored texts, stored-json.ts): sent as it is. */
+export class Serialized {
+  readonly bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const sendAnswer = (reply: FastifyReply, body: unknown) =>
+  (body instanceof Serialized ? reply.type(JSON_TYPE).send(body.bytes) : reply.send(body));
+
 interface Entry<T> {
   version: number;
   value: T;
@@ -104,7 +116,7 @@ const MAX_TOTALS = 10_000;
 type Compute = (version: Version, along: Version | undefined) => Promise<unknown>;
 
 export class ListCache {
-  readonly #pages = new VersionedLru<string>(MAX_PAGES, MAX_PAGE_BYTES);
+  readonly #pages = new VersionedLru<string | Buffer>(MAX_PAGES, MAX_PAGE_BYTES);
   readonly #totals = new VersionedLru<number>(MAX_TOTALS, MAX_TOTALS * 200);
 
   /**
@@ -125,16 +137,17 @@ export class ListCache {
     // above all, are worth keeping. Their totals are kept either way.
     if (body ? body.walking : (request.query as { cursor?: string } | undefined)?.cursor !== undefined) {
       const version = new Version(read);
-      return reply.send(await compute(version, database.dialect === 'postgres' ? version : undefined));
+      return sendAnswer(reply, await compute(version, database.dialect === 'postgres' ? version : undefined));
     }
     const version = await read();
     const key = `${scope.orgId}|${scope.mode}|${request.url}${body ? `|${body.key}` : ''}`;
     let page = this.#pages.get(key, version);
     if (page === undefined) {
-      page = reply.serialize(await compute(new Version(read, version), undefined)) as string;
+      const body = await compute(new Version(read, version), undefined);
+      page = body instanceof Serialized ? body.bytes : reply.serialize(body) as string;
       this.#pages.set(key, version, page, key.length + page.length);
     }
-    return reply.type('application/json; charset=utf-8').send(page);
+    return reply.type(JSON_TYPE).send(page);
   }
 
   /** The exact total for `key` (the tenant's endpoint and filters) at `version`, counted once per version. */
@@ -156,7 +169,7 @@ export class ListCache {
  */
 export const UNCACHED: Pick<ListCache, 'answer' | 'total'> = {
   async answer(_request, reply, compute) {
-    return reply.send(await compute(new Version(async () => 0, 0), undefined));
+    return sendAnswer(reply, await compute(new Version(async () => 0, 0), undefined));
   },
   total: (_scope, _key, _version, count) => count(),
 };

@@ -4,10 +4,14 @@
 import type { JobKind } from '../platform/jobs/kinds.ts';
 import { pruneJobs, purgeIdempotencyKeys } from '../platform/jobs/maintenance.ts';
 import type { Schedule } from '../platform/jobs/schedules.ts';
+import { writeStoredJson } from '../platform/resource/stored-json.ts';
 import { exportJob } from './exports/exports.jobs.ts';
 import { importJob } from './imports/imports.jobs.ts';
 import { expireQuotes } from './quotes/quotes.jobs.ts';
+import { resources } from './registry.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
+
+const storedJson = writeStoredJson(resources);
 
 export const JOB_KINDS: readonly JobKind<never>[] = [
   webhookDelivery,
@@ -17,6 +21,7 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   expireQuotes,
   importJob,
   exportJob,
+  storedJson,
 ];
 
 export const SCHEDULES: readonly Schedule[] = [
@@ -25,4 +30,6 @@ export const SCHEDULES: readonly Schedule[] = [
   { cron: '23 3 * * *', kind: pruneWebhookDeliveries },
   // Reads show an expired quote at once; this records it (status and `quote.expired`) within a minute.
   { cron: '* * * * *', kind: expireQuotes },
+  // Pages answer records whose stored text a change cleared from their rows until this writes it again.
+  { cron: '* * * * *', kind: storedJson },
 ];

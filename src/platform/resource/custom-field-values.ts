@@ -9,6 +9,7 @@ import { conflict, validationError, type FieldError } from '../errors.ts';
 import type { Scope } from '../scope.ts';
 import type { WriteContext } from '../write.ts';
 import type { Resource, Row } from './define.ts';
+import { CLEARED } from './stored-json.ts';
 import { applicable, checkInput, checkValue, definitionsIn, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
@@ -72,7 +73,7 @@ export async function stripField(w: WriteContext, r: Resource, def: FieldDefinit
   const holders = selectIn(w.tx, 'field_values', w.scope).select('record_id').where('field_id', '=', def.id);
   const path = `$.${def.name}`;
   const removed = w.dialect === 'postgres' ? sql`custom_fields - ${def.name}::text` : sql`json_remove(custom_fields, ${path})`;
-  await updateIn(w.tx, r.table as TenantTable, w.scope).set({ custom_fields: removed } as never).where(sql.ref('id'), 'in', holders as never).execute();
+  await updateIn(w.tx, r.table as TenantTable, w.scope).set({ custom_fields: removed, ...(r.storedJson ? CLEARED : {}) } as never).where(sql.ref('id'), 'in', holders as never).execute();
   await deleteIn(w.tx, 'field_values', w.scope).where('field_id', '=', def.id).execute();
 }
 

@@ -112,6 +112,14 @@ export interface ResourceDefinition {
    */
   associations?: boolean;
   /**
+   * Records keep their answer as JSON text in a `doc` column (nullable text) of the table, written by
+   * every create and update and cleared by any other change to them (stored-json.ts): a page joins
+   * the texts. For groups whose pages are read far more than their records change. Not with
+   * `hooks.list`, `readsClock` or `hooks.asOf` (a text cannot follow the clock), nor `associations`
+   * (other records' deletions change those).
+   */
+  storedJson?: boolean;
+  /**
    * Answers depend on the time of reading (a computed field or a filter compares with now): lists
    * and searches are computed afresh instead of being served from the list cache.
    */
@@ -189,6 +197,10 @@ function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, co
 
 /** Defines a resource group; see the top of this file. */
 export function defineResource(definition: ResourceDefinition): Resource {
+  // A stored text follows the record's own writes only: not a page of its own, the clock or associations.
+  if (definition.storedJson && (definition.hooks?.list || definition.hooks?.asOf || definition.readsClock || definition.associations)) {
+    throw new Error(`${definition.plural}: storedJson cannot go with hooks.list, hooks.asOf, readsClock or associations`);
+  }
   const r = definition.customFields ? { ...definition, fields: { ...definition.fields, custom_fields: customFieldsField() } } : definition;
   const writable = Object.entries(r.fields).filter(([, f]) => !f.readOnly);
   const optional = (f: Field) => Type.Optional(f.nullable ? Type.Union([f.input, Type.Null()]) : f.input);

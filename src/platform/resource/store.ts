@@ -17,6 +17,7 @@ import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociat
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
 import { leaveLists, memberOf } from './memberships.ts';
+import { CLEARED, recordJson, storeJsonLater } from './stored-json.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
 type Query = Record<string, unknown>;
@@ -66,7 +67,7 @@ export const presentOne = async (r: Resource, db: Kysely<DB>, scope: Scope, row:
 const table = (r: Resource) => r.table as TenantTable;
 
 /** The row's columns, the values the resource reads alongside (see `alongside`) and, given a scope, its data version. */
-function selectRow<Q extends ReturnType<typeof selectIn>>(r: Resource, q: Q, alongside: boolean, versionOf?: Scope) {
+export function selectRow<Q extends ReturnType<typeof selectIn>>(r: Resource, q: Q, alongside: boolean, versionOf?: Scope) {
   const all = q.selectAll();
   const more = [
     ...(alongside && r.alongside ? Object.entries(r.alongside).map(([name, expr]) => expr(r.table).as(name)) : []),
@@ -214,6 +215,9 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   await checkRefs(r, w, input);
   if (r.customFields) await writeCustomFields(r, w, row, input.custom_fields);
   await r.hooks?.beforeWrite?.(w, row, { input });
+  // The record's stored text (stored-json.ts) is known once it is presented, at the end.
+  if (r.storedJson) row.doc = null;
+  let storeJson = (record: ApiRecord) => storeJsonLater(r, w, record);
   // The insert's text is the same for every record of the group: built once (`shaped`).
   const values = withoutComputed(r, row);
   if (hasUnique(r)) {
@@ -226,12 +230,14 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
       w.tx.insertInto(table(r)).values(values as never).onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never)).execute();
     if (inserted.rows.length === 0) await uniqueConflict(r, w, row);
   } else {
-    w.insertLater(table(r), values);
+    const set = w.insertLater(table(r), values);
+    storeJson = (record) => set('doc', recordJson(r, record));
   }
   if (r.counter) w.count(r.counter, 1);
   if (r.associations) await writeAssociations(r, w, row.id as string, associations);
   await r.hooks?.afterWrite?.(w, row as Row, { input });
   const record = await presentOne(r, w.tx, w.scope, row as Row);
+  if (r.storedJson) storeJson(record);
   w.emit(resourceEvent(r.name, 'created'), record);
   return record;
 }
@@ -255,6 +261,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, giv
   const after = { ...before, ...changes } as Row;
   await r.hooks?.afterWrite?.(w, after, { before, input });
   const record = await presentOne(r, w.tx, w.scope, after);
+  if (r.storedJson) storeJsonLater(r, w, record);
   w.emit(resourceEvent(r.name, 'updated'), record, previous(old, given));
   return record;
 }
@@ -275,7 +282,7 @@ async function applyDependents(r: Resource, w: WriteContext, id: string): Promis
       // Each record that loses its reference changes: it gets a new updated_at and its event.
       const rows = (await children().selectAll().execute()) as Row[];
       if (rows.length === 0) continue;
-      await updateIn(w.tx, table(dep.resource), w.scope).set({ [dep.column]: null, updated_at: w.now } as never).where(sql.ref(dep.column), '=', id).execute();
+      await updateIn(w.tx, table(dep.resource), w.scope).set({ [dep.column]: null, updated_at: w.now, ...(dep.resource.storedJson ? CLEARED : {}) } as never).where(sql.ref(dep.column), '=', id).execute();
       const records = await present(dep.resource, w.tx, w.scope, rows.map((row) => ({ ...row, [dep.column]: null, updated_at: w.now })));
       for (const record of records) w.emit(resourceEvent(dep.resource.name, 'updated'), record, { [dep.column]: id, updated_at: rows.find((x) => x.id === record.id)!.updated_at });
     }

@@ -60,6 +60,8 @@ export const deals = defineResource({
   counter: 'deals',
   listable: true,
   customFields: true,
+  // Pages of deals (by pipeline and stage above all) are read far more than deals change.
+  storedJson: true,
   // Deals have no natural key: an assert matches only on a unique custom field (`?match=`).
   assert: { keys: [] },
   ownedTables: ['deal_evidence', 'deal_contacts', 'deal_stage_history', 'deal_stage_totals', 'deal_stages', 'deal_pipelines'],

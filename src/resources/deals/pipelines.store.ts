@@ -8,6 +8,7 @@ import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import { checkOrder, renumber } from '../../platform/resource/ordering.ts';
+import { CLEARED } from '../../platform/resource/stored-json.ts';
 import { deleteIn, sameTenant, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { EventType } from '../../platform/event-types.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -204,6 +205,10 @@ export async function updateStage(w: WriteContext, pipelineId: string, stageId: 
   const after = { ...before, ...changes } as StageRow;
   // A stage that changes type changes the status (and closed_at) of its deals.
   if (input.stage_type && input.stage_type !== before.stage_type) await retypeStageDeals(w, after, before.stage_type as StageType);
+  // Deals that follow the stage's probability answer the new one: their stored texts go.
+  if (input.probability !== undefined && Number(input.probability) !== Number(before.probability)) {
+    await updateIn(w.tx, 'deals', w.scope).set(CLEARED).where('stage_id', '=', stageId).where('probability', 'is', null).execute();
+  }
   await touch(w, pipelineId);
   await emitPipeline(w, 'deal_pipeline.updated', pipelineId);
   return presentStage(after);

@@ -6,6 +6,7 @@ import { shaped } from '../../db/prepared.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { present } from '../../platform/resource/store.ts';
+import { CLEARED } from '../../platform/resource/stored-json.ts';
 import { selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { deals } from './deals.resource.ts';
@@ -53,7 +54,7 @@ export async function moveStageDeals(w: WriteContext, from: StageRow, to: StageR
   if (rows.length === 0) return;
   const moved = rows.map((r) => ({ ...r, stage_id: to.id, status: to.stage_type, closed_at: closedAtFor(w, to.stage_type, String(r.status), r.closed_at), updated_at: w.now }));
   for (const m of moved) {
-    await updateIn(w.tx, 'deals', w.scope).set({ stage_id: m.stage_id, status: m.status, closed_at: m.closed_at, updated_at: w.now }).where('id', '=', m.id).execute();
+    await updateIn(w.tx, 'deals', w.scope).set({ stage_id: m.stage_id, status: m.status, closed_at: m.closed_at, updated_at: w.now, ...CLEARED }).where('id', '=', m.id).execute();
   }
   await mergeStageTotals(w, from.id, to.id);
   await recordStageEntry(w, moved.map((m) => m.id), to.pipeline_id, to.id, false);
@@ -69,7 +70,7 @@ export async function retypeStageDeals(w: WriteContext, stage: StageRow, oldType
   const closedAt = closedAtFor(w, stage.stage_type, oldType, null);
   // Between won and lost a deal stays closed since it closed; otherwise it closes now or reopens.
   const keep = stage.stage_type !== 'open' && oldType !== 'open';
-  await updateIn(w.tx, 'deals', w.scope).set({ status: stage.stage_type, ...(keep ? {} : { closed_at: closedAt }), updated_at: w.now }).where('stage_id', '=', stage.id).execute();
+  await updateIn(w.tx, 'deals', w.scope).set({ status: stage.stage_type, ...(keep ? {} : { closed_at: closedAt }), updated_at: w.now, ...CLEARED }).where('stage_id', '=', stage.id).execute();
   const after = rows.map((r) => ({ ...r, status: stage.stage_type, closed_at: keep ? r.closed_at : closedAt, updated_at: w.now }));
   const records = await present(deals, w.tx, w.scope, after as Row[]);
   records.forEach((record, i) => w.emit('deal.updated', record, { status: rows[i].status, closed_at: rows[i].closed_at === null ? null : Number(rows[i].closed_at), updated_at: Number(rows[i].updated_at) }));
