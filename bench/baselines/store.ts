@@ -38,8 +38,10 @@ const TITLED = "title like ? escape '\\' and created_at < ?";
 const BY_TITLE_INDEX = `+contacts.org_id = ? and +contacts.mode = 'live' and contacts.rowid in (select rowid from contacts_title_fts where contacts_title_fts match ?) and ${TITLED}`;
 const phrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
 
-// The service's keyset page of deals filtered by pipeline and stage, on the index (org_id, mode, pipeline_id, stage_id, id).
-const DEALS_PAGE = "select * from deals where org_id = ? and mode = 'live' and pipeline_id = ? and stage_id = ? and id < ? order by id desc limit ?";
+// The service's keyset page of deals filtered by pipeline and stage, on the index (org_id, mode, pipeline_id, stage_id, id):
+// the deals' columns, without the JSON text the service keeps of each (its pages read that instead).
+const DEAL_COLUMNS = 'org_id, mode, id, name, amount, currency, pipeline_id, stage_id, status, probability, expected_close_date, closed_at, company_id, owner, source, tags, custom_fields, created_at, updated_at';
+const DEALS_PAGE = `select ${DEAL_COLUMNS} from deals where org_id = ? and mode = 'live' and pipeline_id = ? and stage_id = ? and id < ? order by id desc limit ?`;
 
 const COLUMNS = ['id', 'org_id', 'mode', 'list_id', 'name', 'first_name', 'last_name', 'title', 'company', 'company_id', 'work_email', 'email_domain',
   'personal_email', 'phone', 'linkedin_url', 'city', 'country', 'seniority', 'department', 'tags', 'created_at', 'updated_at'];
