@@ -54,9 +54,14 @@ interface InsertRow {
 /** A row queued by `insertLater`. */
 interface QueuedRow extends InsertRow {
   table: TenantTable;
+  /** Its columns, in the order of its parameters. */
+  columns: string[];
   /** The table and the columns given: rows of one shape share a statement. */
   shape: string;
 }
+
+/** A row queued by `insertLater`, as its callers hold it. */
+export type QueuedInsert = object;
 
 const SAVEPOINT = CompiledQuery.raw('savepoint part');
 const RELEASE = CompiledQuery.raw('release savepoint part');
@@ -202,19 +207,23 @@ export class WriteContext {
    * Queues the insert of `row` (its defined columns) into `table` as `later` does. Queued rows of
    * one table and columns are inserted by one statement: on SQLite a statement per row costs about
    * three times as much where the table has full-text indexes, which flush their pending terms at
-   * the end of every statement (an import's contacts: 71 against 27 µs a row). Returns a setter of
-   * one of the row's columns (given, even as null), for a value the write knows only later.
+   * the end of every statement (an import's contacts: 71 against 27 µs a row). Returns the queued
+   * row, for `setQueued`.
    */
-  insertLater(table: TenantTable, row: Record<string, unknown>): (column: string, value: unknown) => void {
+  insertLater(table: TenantTable, row: Record<string, unknown>): QueuedInsert {
     const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-    const queued = { table, shape: `${table} ${columns.join()}`, values: row, params: columns.map((c) => row[c]) };
+    const queued: QueuedRow = { table, shape: `${table} ${columns.join()}`, columns, values: row, params: columns.map((c) => row[c]) };
     this.#later.push(queued);
-    return (column, value) => {
-      const at = columns.indexOf(column);
-      if (at < 0) throw new Error(`${table}: column ${column} was not given to insertLater`);
-      queued.params[at] = value;
-      queued.values[column] = value;
-    };
+    return queued;
+  }
+
+  /** Sets a column of a row queued by `insertLater` (given there, even as null) to a value known only later in the write. */
+  setQueued(insert: QueuedInsert, column: string, value: unknown): void {
+    const queued = insert as QueuedRow;
+    const at = queued.columns.indexOf(column);
+    if (at < 0) throw new Error(`${queued.table}: column ${column} was not given to insertLater`);
+    queued.params[at] = value;
+    queued.values[column] = value;
   }
 
   /**

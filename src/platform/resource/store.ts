@@ -12,12 +12,12 @@ import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts'
 import { versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
-import { readCounter, type WriteContext } from '../write.ts';
+import { readCounter, type QueuedInsert, type WriteContext } from '../write.ts';
 import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
 import { leaveLists, memberOf } from './memberships.ts';
-import { CLEARED, recordJson, storeJsonLater } from './stored-json.ts';
+import { CLEARED, storeJson } from './stored-json.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
 type Query = Record<string, unknown>;
@@ -217,7 +217,7 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   await r.hooks?.beforeWrite?.(w, row, { input });
   // The record's stored text (stored-json.ts) is known once it is presented, at the end.
   if (r.storedJson) row.doc = null;
-  let storeJson = (record: ApiRecord) => storeJsonLater(r, w, record);
+  let queued: QueuedInsert | undefined;
   // The insert's text is the same for every record of the group: built once (`shaped`).
   const values = withoutComputed(r, row);
   if (hasUnique(r)) {
@@ -230,14 +230,13 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
       w.tx.insertInto(table(r)).values(values as never).onConflict((oc) => uniques.reduce((t, u) => t.where(sql.ref(u), 'is not', null), oc.columns(['org_id', 'mode', ...uniques] as never)).doNothing()).returning(sql.ref('id').as('id') as never)).execute();
     if (inserted.rows.length === 0) await uniqueConflict(r, w, row);
   } else {
-    const set = w.insertLater(table(r), values);
-    storeJson = (record) => set('doc', recordJson(r, record));
+    queued = w.insertLater(table(r), values);
   }
   if (r.counter) w.count(r.counter, 1);
   if (r.associations) await writeAssociations(r, w, row.id as string, associations);
   await r.hooks?.afterWrite?.(w, row as Row, { input });
   const record = await presentOne(r, w.tx, w.scope, row as Row);
-  if (r.storedJson) storeJson(record);
+  if (r.storedJson) storeJson(r, w, record, queued);
   w.emit(resourceEvent(r.name, 'created'), record);
   return record;
 }
@@ -261,7 +260,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, giv
   const after = { ...before, ...changes } as Row;
   await r.hooks?.afterWrite?.(w, after, { before, input });
   const record = await presentOne(r, w.tx, w.scope, after);
-  if (r.storedJson) storeJsonLater(r, w, record);
+  if (r.storedJson) storeJson(r, w, record);
   w.emit(resourceEvent(r.name, 'updated'), record, previous(old, given));
   return record;
 }

@@ -18,7 +18,7 @@ import { defineJobKind } from '../jobs/kinds.ts';
 import { versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
-import { runWrite, type WriteContext } from '../write.ts';
+import { runWrite, type QueuedInsert, type WriteContext } from '../write.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
 import { filtered, keysetPage, present, selectRow } from './store.ts';
 import { selectIn, updateIn, type TenantTable } from './tenancy.ts';
@@ -55,9 +55,13 @@ export function recordJson(r: Resource, record: ApiRecord): string {
 
 const table = (r: Resource) => r.table as TenantTable;
 
-/** Queues the write of an updated record's text, with the other statements of the write's end. */
-export function storeJsonLater(r: Resource, w: WriteContext, record: ApiRecord): void {
+/**
+ * Stores a record's text with the write: on its queued insert (`queued`, a new record), else by an
+ * update queued with the other statements of the write's end.
+ */
+export function storeJson(r: Resource, w: WriteContext, record: ApiRecord, queued?: QueuedInsert): void {
   const doc = recordJson(r, record);
+  if (queued) return w.setQueued(queued, 'doc', doc);
   w.later(shaped(w.tx, w.dialect, `${r.table} doc`, [doc, w.scope.orgId, w.scope.mode, record.id], () =>
     updateIn(w.tx, table(r), w.scope).set({ doc } as never).where(sql.ref('id'), '=', record.id)));
 }
@@ -94,7 +98,7 @@ export async function writeMissingJson(database: Database, scope: Scope, r: Reso
     const n = await runWrite(database, scope, async (w) => {
       const rows = (await selectRow(r, selectIn(w.tx, table(r), w.scope), true).where(sql.ref('doc'), 'is', null).orderBy(sql.ref('id')).limit(BATCH).execute()) as Row[];
       const records = await present(r, w.tx, w.scope, rows);
-      for (const record of records) storeJsonLater(r, w, record);
+      for (const record of records) storeJson(r, w, record);
       return rows.length;
     });
     written += n;
