@@ -52,6 +52,13 @@ function cpuMs() {
   return (user + system) / 1000;
 }
 
+/**
+ * What a query cost this thread since it started (CPU time and time, ms): its CPU time, never more
+ * than the time that passed, since Linux counts a thread's CPU time in scheduler ticks (see
+ * `spentSince` in node-sqlite-dialect.ts).
+ */
+const spentSince = (cpu, at) => Math.min(cpuMs() - cpu, performance.now() - at);
+
 // A message is a batch of [id, sql, params, quick]; answers are batches of [id, ms, columns, rows]
 // or [id, ms, undefined, undefined, error], `ms` the query's CPU time. Answers go back before a
 // query that is not quick starts, and whenever a millisecond has passed, so a slow query holds back
@@ -68,15 +75,16 @@ parentPort.on('message', (batch) => {
   };
   for (const [id, sql, params, quick] of batch) {
     if (!quick && answers.length > 0) send();
-    const started = cpuMs();
+    const cpu = cpuMs();
+    const at = performance.now();
     try {
       const { stmt, columns, blobs } = prepare(sql);
       const rows = stmt.all(...params);
       for (const i of blobs) for (const row of rows) if (row[i] instanceof Uint8Array) moved.push(row[i].buffer);
-      answers.push([id, cpuMs() - started, columns, rows]);
+      answers.push([id, spentSince(cpu, at), columns, rows]);
     } catch (error) {
       const { message, code, errcode, errstr } = error;
-      answers.push([id, cpuMs() - started, undefined, undefined, { message, code, errcode, errstr }]);
+      answers.push([id, spentSince(cpu, at), undefined, undefined, { message, code, errcode, errstr }]);
     }
     if (performance.now() - since > 1) send();
   }
