@@ -9,6 +9,10 @@ const stores: FreshStore[] = [];
 afterProcessTests(import.meta.filename, stores);
 
 interface AccessLine {
+  level: number;
+  time: number;
+  pid: number;
+  hostname: string;
   msg: string;
   reqId: string;
   method: string;
@@ -45,6 +49,13 @@ describe('access log', () => {
     expect(apiLines.map(({ reqId, method, route, status, org: orgId }) => ({ reqId, method, route, status, org: orgId }))).toEqual(
       asked.map(({ method, route, status, org: orgId }, i) => ({ reqId: ids[i], method, route, status, org: orgId })),
     );
-    for (const line of apiLines) expect(line.ms).toBeGreaterThanOrEqual(0);
+    // In the shape of the service's other lines (pino's), fields in its order.
+    const other = server.output.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg !== 'request')!;
+    for (const line of apiLines) {
+      expect(line.ms).toBeGreaterThanOrEqual(0);
+      expect(Object.keys(line)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'route', 'status', 'ms', ...(line.org === undefined ? [] : ['org']), 'msg']);
+      expect(line).toMatchObject({ level: other.level, pid: other.pid, hostname: other.hostname });
+      expect(Math.abs(line.time - Date.now())).toBeLessThan(60_000);
+    }
   });
 });
