@@ -44,7 +44,9 @@ const PAGE_MS = 5;
 const INDEX_SEARCH = /^SEARCH \S+ USING (?:(?:COVERING )?INDEX \S+|PRIMARY KEY) \((.+)\)$/;
 
 /** CPU time of this thread and the time, ms, when a statement starts (see `spentSince`). */
-function started(): [cpu: number, at: number] {
+type Start = [cpu: number, at: number];
+
+function started(): Start {
   const { user, system } = process.threadCpuUsage();
   return [(user + system) / 1000, performance.now()];
 }
@@ -55,7 +57,7 @@ function started(): [cpu: number, at: number] {
  * (4 ms at 250 Hz): a 20 µs read that a tick lands in measured 4 ms, and a GET of one contact was
  * then sent to the reader threads as a slow read for its next runs.
  */
-function spentSince([cpu, at]: [number, number]): number {
+function spentSince([cpu, at]: Start): number {
   const { user, system } = process.threadCpuUsage();
   return Math.min((user + system) / 1000 - cpu, performance.now() - at);
 }

@@ -60,7 +60,7 @@ function cpuMs() {
 const spentSince = (cpu, at) => Math.min(cpuMs() - cpu, performance.now() - at);
 
 // A message is a batch of [id, sql, params, quick]; answers are batches of [id, ms, columns, rows]
-// or [id, ms, undefined, undefined, error], `ms` the query's CPU time. Answers go back before a
+// or [id, ms, undefined, undefined, error], `ms` what the query cost the thread (`spentSince`). Answers go back before a
 // query that is not quick starts, and whenever a millisecond has passed, so a slow query holds back
 // no answer.
 parentPort.on('message', (batch) => {
