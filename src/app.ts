@@ -15,7 +15,7 @@ import { claim, settle } from './platform/idempotency.ts';
 import { ClaimLeases } from './platform/idempotency-lease.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { ListCache } from './platform/list-cache.ts';
-import { accessLogger, BatchedStdout, lazyRequestLogger } from './platform/log-stream.ts';
+import { BatchedStdout, lazyRequestLogger } from './platform/log-stream.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
@@ -128,7 +128,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   installErrorHandler(app);
   const authDeps = authDepsOf(app.services);
-  const access = accessLogger(app.log, logStream);
 
   // These hooks run on every request: they take callbacks and finish synchronously on their common
   // paths (a cached key, a read), so no promise is made for them.
@@ -161,8 +160,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', (request, reply, done) => {
     if (request.idempotency) leases.release(request.idempotency);
-    // Naming the request itself: a request's own logger is made only when needed.
-    access({ reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId });
+    // Through the service's logger, naming the request: a request's own logger is made only when needed.
+    app.log.info({ reqId: request.id, method: request.method, route: request.routeOptions.url ?? 'unknown', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, org: request.scope?.orgId }, 'request');
     done();
   });
 

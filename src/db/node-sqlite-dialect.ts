@@ -43,24 +43,19 @@ const PAGE_MS = 5;
 /** The index a plan searches, with the columns it constrains: `SEARCH t USING INDEX i (a=? AND b<?)`. */
 const INDEX_SEARCH = /^SEARCH \S+ USING (?:(?:COVERING )?INDEX \S+|PRIMARY KEY) \((.+)\)$/;
 
-/** CPU time of this thread and the time, ms, when a statement starts (see `spentSince`). */
-type Start = [cpu: number, at: number];
-
-function started(): Start {
+/** CPU time of this thread, ms. */
+function cpuMs(): number {
   const { user, system } = process.threadCpuUsage();
-  return [(user + system) / 1000, performance.now()];
+  return (user + system) / 1000;
 }
 
 /**
- * What a statement cost this thread since `start`, ms: its CPU time (whatever else the machine
- * runs), never more than the time that passed. Linux counts a thread's CPU time in scheduler ticks
- * (4 ms at 250 Hz): a 20 µs read that a tick lands in measured 4 ms, and a GET of one contact was
- * then sent to the reader threads as a slow read for its next runs.
+ * What a statement cost this thread since it started (its CPU time and the time, ms): its CPU time
+ * (whatever else the machine runs), never more than the time that passed. Linux counts a thread's
+ * CPU time in scheduler ticks (4 ms at 250 Hz): a 20 µs read that a tick lands in measured 4 ms,
+ * and a GET of one contact was then sent to the reader threads as a slow read for its next runs.
  */
-function spentSince([cpu, at]: Start): number {
-  const { user, system } = process.threadCpuUsage();
-  return Math.min((user + system) / 1000 - cpu, performance.now() - at);
-}
+const spentSince = (cpu: number, at: number) => Math.min(cpuMs() - cpu, performance.now() - at);
 
 export class NodeSqliteConnection {
   readonly #db: DatabaseSync;
@@ -98,9 +93,10 @@ export class NodeSqliteConnection {
       // In a transaction, the caller waits for its end (milliseconds) and runs the read here then,
       // rather than queue it behind slow reads on the threads.
       if (this.#db.isTransaction) return undefined;
-      const start = started();
+      const cpu = cpuMs();
+      const at = performance.now();
       const result = this.execute<R>(sql, params);
-      ran(read, spentSince(start), result.rows.length);
+      ran(read, spentSince(cpu, at), result.rows.length);
       return result;
     }
     return this.#readers.read(sql, params, read.cost, read.point).then(({ rows, ms }) => {
