@@ -12,7 +12,7 @@
 // itself is unreachable, the whole batch fails at once instead).
 import { setImmediate as turn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CompiledQuery, sql, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/database.ts';
 import { shaped } from '../db/prepared.ts';
 import type { DB, JobsTable } from '../db/schema.ts';
@@ -60,6 +60,13 @@ interface QueuedRow extends InsertRow {
   shape: string;
 }
 
+/** A statement queued by `laterAddingUp`: built from the values of its key added up. */
+interface QueuedSum {
+  sumKey: string;
+  values: Record<string, unknown>;
+  build(values: Record<string, unknown>): DeferredStatement;
+}
+
 /** A row queued by `insertLater`, as its callers hold it. */
 export type QueuedInsert = object;
 
@@ -85,6 +92,39 @@ export interface PendingEvent {
   object_id: string;
   data: string;
   previous_attributes: string | null;
+  actor_key_id: string | null;
+  actor_org_id: string | null;
+}
+
+/** A request's response, stored for its Idempotency-Key with its write. */
+interface StoredResponse {
+  claim: IdempotencyClaim;
+  status: number;
+  body: string;
+}
+
+/**
+ * What a kind of write reads before it writes (a contact create: its list, the company of its
+ * domain, its suppression), read in one statement for many writes: for a run of such writes of one
+ * tenant in a transaction (a group commit's), and for the records of a batch (`readAheadAll`). On
+ * PostgreSQL one round trip under the tenant's lock instead of one a write. The writes of a run also
+ * share their end: their rows, events, totals and stored responses are written together after the
+ * last of them (one round trip on PostgreSQL). So a kind reads ahead only what no write of its
+ * resource group changes (an answer is read before the writes ahead of it, and none of them sees the
+ * others' rows), and queues only rows, moves and counts that several of its writes could not change
+ * twice in one statement. A write of another kind ends the run.
+ */
+export interface ReadAhead<K = unknown, A = unknown> {
+  /** What a write of the kind reads, from the record it writes (its fields in their stored form) and its input. */
+  key(row: Record<string, unknown>, input: Record<string, unknown>): K;
+  /** The answers for `keys`, in their order. */
+  read(tx: Transaction<DB>, dialect: Dialect, scope: Scope, keys: K[]): Promise<A[]>;
+}
+
+/** What a write's request announces it will read (`WriteQueue.run`). */
+export interface Ahead {
+  by: ReadAhead;
+  key: unknown;
 }
 
 /** What the writes of a transaction read once (`WriteContext.shared`), by tenant and name. */
@@ -94,19 +134,20 @@ export class WriteContext {
   readonly tx: Transaction<DB>;
   readonly scope: Scope;
   readonly dialect: Dialect;
-  /** Recorded on the write's events and ledger rows; null for writes no key made (CLI, seeding). */
-  readonly actor: Actor | null;
   readonly now = nowSeconds();
   readonly #seq: number;
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
-  readonly #later: Array<DeferredStatement | QueuedRow> = [];
+  readonly #later: Array<DeferredStatement | QueuedRow | QueuedSum> = [];
   readonly #moves = new Map<string, { table: TenantTable; id: string; column: string; delta: number }>();
   readonly #jobs: JobsTable[] = [];
   readonly #guarded: boolean;
+  #actor: Actor | null;
+  /** What was read ahead (`readAheadAll`), by kind and key (as JSON). */
+  readonly #answers = new Map<ReadAhead, Map<string, unknown>>();
   /** An unguarded part left its rows queued: a refusal at the end may be that part's. */
   #deferred = false;
-  #response: { claim: IdempotencyClaim; status: number; body: string } | undefined;
+  readonly #responses: StoredResponse[] = [];
   /**
    * Set by `finish` once its statements are queued on the transaction's connection, which runs them
    * before any statement queued after them: the transaction may then go on before they answer.
@@ -122,8 +163,38 @@ export class WriteContext {
     this.scope = scope;
     this.dialect = dialect;
     this.#seq = seq;
-    this.actor = actor;
+    this.#actor = actor;
     this.#guarded = guarded;
+  }
+
+  /** Recorded on the write's events and ledger rows; null for writes no key made (CLI, seeding). */
+  get actor(): Actor | null {
+    return this.#actor;
+  }
+
+  /**
+   * The next write of a run that read ahead together goes on in this context (see commitTogether):
+   * its rows, events, totals and stored response join the run's, written at its end.
+   */
+  nextInRun(actor: Actor | null): void {
+    this.#actor = actor;
+  }
+
+  /** Reads what `by` answers for `keys`, in one statement, for the writes of this context (ReadAhead). */
+  async readAheadAll<K, A>(by: ReadAhead<K, A>, keys: K[]): Promise<void> {
+    if (keys.length === 0) return;
+    const found = await by.read(this.tx, this.dialect, this.scope, keys);
+    let answers = this.#answers.get(by as ReadAhead);
+    if (!answers) this.#answers.set(by as ReadAhead, (answers = new Map()));
+    for (const [i, key] of keys.entries()) answers.set(JSON.stringify(key), found[i]);
+  }
+
+  /** What `by` answers for `key`: read ahead with the other writes (`readAheadAll`), or read now. */
+  async readAhead<K, A>(by: ReadAhead<K, A>, key: K): Promise<A> {
+    const answers = this.#answers.get(by as ReadAhead);
+    const id = JSON.stringify(key);
+    if (answers?.has(id)) return answers.get(id) as A;
+    return (await by.read(this.tx, this.dialect, this.scope, [key]))[0];
   }
 
   /**
@@ -138,6 +209,7 @@ export class WriteContext {
       object_id: object.id,
       data: JSON.stringify({ object }),
       previous_attributes: previousAttributes ? JSON.stringify(previousAttributes) : null,
+      ...actorColumns(this.#actor),
     });
     return id;
   }
@@ -204,6 +276,15 @@ export class WriteContext {
   }
 
   /**
+   * Queues the statement `build(values)` as `later` does, its number values added up with those of
+   * the statements queued under the same `key` since (a stage's deal totals): one statement for
+   * them, so the writes of a run, which end in one statement, never change one row twice.
+   */
+  laterAddingUp(key: string, values: Record<string, unknown>, build: (values: Record<string, unknown>) => DeferredStatement): void {
+    this.#later.push({ sumKey: key, values, build });
+  }
+
+  /**
    * Queues the insert of `row` (its defined columns) into `table` as `later` does. Queued rows of
    * one table and columns are inserted by one statement: on SQLite a statement per row costs about
    * three times as much where the table has full-text indexes, which flush their pending terms at
@@ -231,15 +312,16 @@ export class WriteContext {
    * statements, rows are inserted shape by shape (they are rows of no foreign key to each other).
    */
   #statements(): DeferredStatement[] {
+    const queued = addedUp(this.#later.splice(0));
     // Most writes of requests queue nothing, or no rows: nothing to group.
-    if (!this.#later.some((q) => 'shape' in q)) return this.#later.splice(0) as DeferredStatement[];
+    if (!queued.some((q) => 'shape' in q)) return queued as DeferredStatement[];
     const out: DeferredStatement[] = [];
     const shapes = new Map<string, QueuedRow[]>();
     const insertRows = () => {
       for (const rows of shapes.values()) out.push(...this.#inserts(rows[0].table, rows[0].shape, rows));
       shapes.clear();
     };
-    for (const q of this.#later.splice(0)) {
+    for (const q of queued) {
       if ('shape' in q) {
         const rows = shapes.get(q.shape);
         if (rows) rows.push(q);
@@ -266,7 +348,11 @@ export class WriteContext {
     return out;
   }
 
-  /** Runs the statements queued so far now, so a later part of the same write reads what they wrote. */
+  /**
+   * Runs the statements queued so far now, so a later part of the same write reads what they wrote.
+   * One by one: unlike a write's end, a flush may hold several changes of one row (a sandbox's seeded
+   * deals move their stage's totals each), which one statement could not make.
+   */
   async flush(): Promise<void> {
     for (const q of this.#statements()) await q.execute();
   }
@@ -347,7 +433,7 @@ export class WriteContext {
    * write fails with 409, committing nothing, if the claim was taken over meanwhile (its lease lapsed).
    */
   respond(claim: IdempotencyClaim, status: number, body: string): void {
-    this.#response = { claim, status, body };
+    this.#responses.push({ claim, status, body });
   }
 
   /**
@@ -369,7 +455,7 @@ export class WriteContext {
       const deliveries = webhookFanout(this, this.#events);
       if (deliveries) statements.push(deliveries);
       const base = this.#seq;
-      const rows = this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now, ...actorColumns(this.actor) }));
+      const rows = this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now }));
       statements.push(...this.#inserts('events', 'events', rows.map((values) => ({ values, params: Object.values(values) }))));
       this.count('events', this.#events.length);
     }
@@ -379,19 +465,16 @@ export class WriteContext {
       statements.push(shaped(this.tx, this.dialect, `counters ${rows.length}`, rows.flatMap(Object.values), () => this.tx.insertInto('counters').values(rows)
         .onConflict((oc) => oc.columns(['org_id', 'mode', 'name']).doUpdateSet({ value: sql<number>`counters.value + excluded.value` }))));
     }
-    if (this.#response) {
-      // Last, so that the rows it changed are what the statement (or the last one) reports.
-      const { claim, status, body } = this.#response;
-      statements.push(shaped(this.tx, this.dialect, 'idempotency respond', [status, body, orgId, mode, claim.key, claim.lease], () =>
-        updateIn(this.tx, 'idempotency_keys', this.scope).set({ status, body }).where('key', '=', claim.key).where('lease', '=', claim.lease)));
-    }
-    let changed: bigint | undefined;
+    const responses = this.#responses.length > 0 ? storeResponses(this.tx, this.dialect, this.scope, this.#responses) : [];
+    let changed: bigint;
     try {
-      changed = await this.#run(statements);
+      changed = await this.#run(statements, responses);
     } catch (error) {
       throw this.#deferred && isRefusal(error as Error) ? new PartRefused() : error;
     }
-    if (this.#response && changed !== 1n) throw conflict(STILL_RUNNING);
+    // A claim taken over matches no row. In a run (several responses), the write whose claim it
+    // was is found when the batch runs again one write at a time.
+    if (responses.length > 0 && changed !== BigInt(this.#responses.length)) throw conflict(STILL_RUNNING);
     return this.sequenceAfter;
   }
 
@@ -401,29 +484,89 @@ export class WriteContext {
   }
 
   /**
-   * Runs the statements of `finish`; returns the rows the last one changed. On PostgreSQL they are
-   * handed to the transaction's connection as one statement before the first `await` (`handedOver`).
+   * Runs the statements of `finish`, then those storing the responses; returns the rows these
+   * changed. On PostgreSQL they are handed to the transaction's connection as one statement before
+   * the first `await` (`handedOver`), which ends by counting the rows the responses' parts returned.
    */
-  async #run(statements: DeferredStatement[]): Promise<bigint | undefined> {
-    if (this.dialect === 'postgres' && statements.length > 0) {
-      const compiled = statements.map((q) => q.compile());
-      const parameters = compiled.flatMap((c) => c.parameters);
-      // A large batch (an import's) can pass the protocol's limit of parameters: one by one then.
-      if (parameters.length <= PG_MAX_PARAMETERS) {
-        const query = this.tx.executeQuery(compiled.length === 1 ? compiled[0] : CompiledQuery.raw(combined(compiled), parameters));
+  async #run(statements: DeferredStatement[], responses: DeferredStatement[]): Promise<bigint> {
+    const all = [...statements, ...responses];
+    if (this.dialect === 'postgres' && all.length > 0) {
+      const compiled = all.map((q) => q.compile());
+      if (responses.length > 0) compiled.push(returnedBy(statements.length, all.length));
+      const sent = this.#sendCombined(compiled);
+      if (sent) {
         this.handedOver = true;
-        return (await query).numAffectedRows;
+        const result = await sent;
+        return responses.length > 0 ? BigInt((result.rows[0] as { changed: number }).changed) : 0n;
       }
     }
-    let result: unknown;
-    for (const q of statements) result = await q.execute();
-    // The stored response, when there is one, is the last statement, a shaped one: the driver's result.
-    return (result as { numAffectedRows?: bigint } | undefined)?.numAffectedRows;
+    for (const q of statements) await q.execute();
+    let changed = 0n;
+    for (const q of responses) changed += ((await q.execute()) as { numAffectedRows?: bigint }).numAffectedRows ?? 0n;
+    return changed;
   }
+
+  /**
+   * PostgreSQL: `statements` handed to the transaction's connection as one statement (the last
+   * answering) before any `await`; undefined past the protocol's limit of parameters (a large
+   * import's batch), where they run one by one.
+   */
+  #sendCombined(statements: CompiledQuery[]): Promise<QueryResult<unknown>> | undefined {
+    const parameters = statements.flatMap((c) => c.parameters);
+    if (parameters.length > PG_MAX_PARAMETERS) return undefined;
+    return this.tx.executeQuery(statements.length === 1 ? statements[0] : CompiledQuery.raw(combined(statements), parameters));
+  }
+}
+
+// The stored responses of a write (several for a run): one update each, matching its claim's row
+// only while the claim still carries the request's lease. Each names the whole primary key, so it
+// is one index probe whatever the planner knows of the table; an update of many keys at once
+// (`key = any(…)`) was planned, right after the table's statistics were taken empty, as a scan of
+// all the tenant's keys (5-9 ms for a run of 25). On PostgreSQL each returns its row, counted by
+// the write's one statement (see `#run`).
+const RESPONSE_SQL: Record<Dialect, string> = {
+  sqlite: 'update idempotency_keys set status = ?, body = ? where org_id = ? and mode = ? and key = ? and lease = ?',
+  postgres: 'update idempotency_keys set status = $1, body = $2 where org_id = $3 and mode = $4 and key = $5 and lease = $6 returning 1',
+};
+
+function storeResponses(tx: Transaction<DB>, dialect: Dialect, scope: Scope, responses: StoredResponse[]): DeferredStatement[] {
+  return responses.map((r) => {
+    const query = CompiledQuery.raw(RESPONSE_SQL[dialect], [r.status, r.body, scope.orgId, scope.mode, r.claim.key, r.claim.lease]);
+    return { compile: () => query, execute: () => tx.executeQuery(query) } as DeferredStatement;
+  });
+}
+
+/** The rows the parts `from` to `to` (exclusive) of a combined statement returned, in all. */
+const returnedBy = (from: number, to: number) =>
+  CompiledQuery.raw(`select ${Array.from({ length: to - from }, (_, i) => `(select count(*) from ${partName(from + i)})`).join(' + ')} as changed`, []);
+
+/** The queued statements with those queued under one key (`laterAddingUp`) made one, where the first was. */
+function addedUp(queued: Array<DeferredStatement | QueuedRow | QueuedSum>): Array<DeferredStatement | QueuedRow> {
+  if (!queued.some((q) => 'sumKey' in q)) return queued as Array<DeferredStatement | QueuedRow>;
+  const sums = new Map<string, QueuedSum>();
+  const out: Array<DeferredStatement | QueuedRow | QueuedSum> = [];
+  for (const q of queued) {
+    if (!('sumKey' in q)) {
+      out.push(q);
+      continue;
+    }
+    const first = sums.get(q.sumKey);
+    if (!first) {
+      const sum = { ...q, values: { ...q.values } };
+      sums.set(q.sumKey, sum);
+      out.push(sum);
+    } else {
+      for (const [name, value] of Object.entries(q.values)) if (typeof value === 'number') first.values[name] = (first.values[name] as number) + value;
+    }
+  }
+  return out.map((q) => ('sumKey' in q ? q.build(q.values) : q));
 }
 
 const combinedTexts = new Map<string, string>();
 const COMBINED_KEPT = 1000;
+
+/** The name of the n-th part of a combined statement. */
+const partName = (i: number) => `"w${i}"`;
 
 /**
  * One PostgreSQL statement running `statements` in order: the first ones as data-modifying `with`
@@ -441,7 +584,7 @@ function combined(statements: CompiledQuery[]): string {
       before += parameters.length;
       return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
     });
-    text = `with ${parts.slice(0, -1).map((part, i) => `"w${i}" as (${part})`).join(', ')} ${parts.at(-1)}`;
+    text = `with ${parts.slice(0, -1).map((part, i) => `${partName(i)} as (${part})`).join(', ')} ${parts.at(-1)}`;
     if (combinedTexts.size < COMBINED_KEPT) combinedTexts.set(key, text);
   }
   return text;
@@ -482,6 +625,7 @@ interface Write {
   scope: Scope;
   work: Work<unknown>;
   actor?: Actor | null;
+  ahead?: Ahead;
 }
 
 interface QueuedWrite extends Write {
@@ -503,14 +647,24 @@ async function commitTogether(database: Database, writes: Write[], guarded: bool
     const results: unknown[] = [];
     // A write's last statement runs while the next write does its work (on PostgreSQL, whose round
     // trip then no longer holds up the tenant's lock): the connection runs statements in the order
-    // they were queued, so the next write still reads what this one wrote.
+    // they were queued, so the next write still reads what this one wrote. The writes of a run that
+    // read ahead together (ReadAhead) share one context: its end, written after the last of them,
+    // holds all their rows, events, totals and stored responses.
     const finishing: Array<Promise<number>> = [];
+    let w: WriteContext | undefined;
+    let runEnd = 0;
     let failed: { error: unknown } | undefined;
     try {
-      for (const q of writes) {
+      for (const [i, q] of writes.entries()) {
         const key = scopeKey(q.scope);
-        const w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null, guarded);
+        if (w && i < runEnd) w.nextInRun(q.actor ?? null);
+        else {
+          w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null, guarded);
+          runEnd = runFrom(writes, i);
+          if (runEnd - i > 1) await w.readAheadAll(q.ahead!.by, writes.slice(i, runEnd).map((r) => r.ahead!.key));
+        }
         results.push(await q.work(w));
+        if (i + 1 < runEnd) continue;
         const finished = w.finish();
         finished.catch(() => {}); // settled below
         finishing.push(finished);
@@ -526,6 +680,18 @@ async function commitTogether(database: Database, writes: Write[], guarded: bool
     if (failed) throw failed.error;
     return results;
   });
+}
+
+/**
+ * The end (exclusive) of the run of writes from `start` that read ahead alike: the same kind, the
+ * same tenant. A write that does not read ahead is a run of its own.
+ */
+function runFrom(writes: Write[], start: number): number {
+  const by = writes[start].ahead?.by;
+  const tenant = scopeKey(writes[start].scope);
+  let end = start + 1;
+  while (by && end < writes.length && writes[end].ahead?.by === by && scopeKey(writes[end].scope) === tenant) end++;
+  return end;
 }
 
 /**
@@ -576,10 +742,13 @@ export class WriteQueue {
     this.#concurrency = database.dialect === 'sqlite' ? 1 : 4;
   }
 
-  /** Runs `work` as one write of `scope`, committed with the writes that arrive with it. */
-  run<T>(scope: Scope, work: Work<T>, actor: Actor | null = null): Promise<T> {
+  /**
+   * Runs `work` as one write of `scope`, committed with the writes that arrive with it; `ahead`
+   * announces what it will read, to be read with the writes of its kind beside it (ReadAhead).
+   */
+  run<T>(scope: Scope, work: Work<T>, actor: Actor | null = null, ahead?: Ahead): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ scope, work, actor, resolve: resolve as (r: unknown) => void, reject });
+      this.#pending.push({ scope, work, actor, ahead, resolve: resolve as (r: unknown) => void, reject });
       this.#schedule();
     });
   }
@@ -656,12 +825,12 @@ export class WriteQueue {
  * The write path of a route: runs `work`, answers `status` with `{"data": result}`, and stores that
  * exact response for the request's Idempotency-Key in the same transaction.
  */
-export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>): Promise<void> {
-  return respond(request, reply, async (w) => ({ status, payload: { data: await work(w) } }));
+export async function mutate<T>(request: FastifyRequest, reply: FastifyReply, status: number, work: Work<T>, ahead?: Ahead): Promise<void> {
+  return respond(request, reply, async (w) => ({ status, payload: { data: await work(w) } }), ahead);
 }
 
 /** `mutate` for a write whose status and envelope depend on what it did (an assert: 201 or 200). */
-export async function respond(request: FastifyRequest, reply: FastifyReply, work: Work<{ status: number; payload: object }>): Promise<void> {
+export async function respond(request: FastifyRequest, reply: FastifyReply, work: Work<{ status: number; payload: object }>, ahead?: Ahead): Promise<void> {
   const { writes, notify } = request.server.services;
   let body = '';
   const actor = request.apiKey ? { keyId: request.apiKey.id, orgId: request.apiKey.orgId } : null;
@@ -673,7 +842,7 @@ export async function respond(request: FastifyRequest, reply: FastifyReply, work
     body = reply.serialize(payload) as string;
     if (request.idempotency) w.respond(request.idempotency, status, body);
     return payload;
-  }, actor);
+  }, actor, ahead);
   if (request.idempotency) {
     request.idempotency.stored = true;
     request.server.services.leases.release(request.idempotency);

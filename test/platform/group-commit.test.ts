@@ -3,8 +3,9 @@
 // as if it ran alone: its own answer, its own events in commit order, exact totals, and a failing
 // write that takes nothing else down with it and leaves nothing behind.
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenant, testApp, type Client } from '../helpers/app.ts';
+import { databaseUrl, isPostgres, tenant, testApp, type Client } from '../helpers/app.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -159,5 +160,48 @@ describe('group commit', () => {
     const summary = (await t.live.get(`/v1/deals/summary?pipeline_id=${pipeline.id}`)).json().data;
     const counted = (id: string) => summary.stages.find((s: { stage_id: string }) => s.stage_id === id).count;
     expect([counted(first), counted(second)]).toEqual([after.filter((x) => !x).length, after.filter((x) => x).length]);
+  });
+
+  // Contact creates that arrive together are one run: one read for them all, and one statement
+  // writes their rows, events and stored responses (ReadAhead in src/platform/write.ts). A claim
+  // taken over meanwhile must still fail its own request alone. On PostgreSQL, where the test can
+  // hold the tenant's lock from outside so that the creates queue up behind it.
+  it.runIf(isPostgres())('fails only the create of a run whose Idempotency-Key claim was taken over, committing nothing of it', async () => {
+    const t = await tenant(app);
+    const list = await newList(t.live);
+    const holder = new pg.Client({ connectionString: databaseUrl() });
+    await holder.connect();
+    const claimOf = async (key: string) => (await holder.query('select lease from idempotency_keys where org_id = $1 and mode = $2 and key = $3', [t.org_id, 'live', key])).rows[0];
+    const until = async (done: () => Promise<boolean>) => {
+      for (const deadline = Date.now() + 10_000; !(await done());) {
+        if (Date.now() > deadline) throw new Error('timed out');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const key = (i: number) => `run-${t.org_id}-${i}`;
+    const create = (i: number) => t.live.post('/v1/contacts', { list_id: list, name: `Contact ${i}` }, { 'idempotency-key': key(i) });
+    try {
+      await holder.query('begin');
+      await holder.query(`select value from counters where org_id = $1 and mode = 'live' and name = 'events' for update`, [t.org_id]);
+      // The first create's transaction waits for the lock; the next five queue behind it, one run.
+      const first = create(0);
+      await until(async () => (await claimOf(key(0))) !== undefined);
+      const rest = [1, 2, 3, 4, 5].map(create);
+      await until(async () => (await Promise.all([1, 2, 3, 4, 5].map((i) => claimOf(key(i))))).every(Boolean));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await holder.query(`update idempotency_keys set lease = 'taken-over' where org_id = $1 and mode = 'live' and key = $2`, [t.org_id, key(3)]);
+      await holder.query('commit');
+      const answers = await Promise.all([first, ...rest]);
+      expect(answers.map((a) => a.statusCode)).toEqual([201, 201, 201, 409, 201, 201]);
+      const made = answers.filter((a) => a.statusCode === 201).map((a) => a.json().data.id).sort();
+      const listed = (await t.live.get('/v1/contacts?limit=100')).json();
+      expect(listed.data.map((c: { id: string }) => c.id).sort()).toEqual(made);
+      expect(listed.data.map((c: { name: string }) => c.name)).not.toContain('Contact 3');
+      expect((await t.live.get(`/v1/lists/${list}`)).json().data.member_count).toBe(5);
+      expect((await allEvents(t.live)).filter((e) => e.type === 'contact.created').map((e) => e.data.object.id).sort()).toEqual(made);
+    } finally {
+      await holder.query('rollback').catch(() => {});
+      await holder.end();
+    }
   });
 });

@@ -357,3 +357,75 @@ describe('suppression', () => {
     expect(theirs.suppressed).toBe(true);
   });
 });
+
+// Creates that arrive together share one transaction (group commit), and a run of contact creates
+// reads their lists, companies and suppression entries in one statement before the first of them
+// runs (ReadAhead in platform/write.ts). Each must still answer what it would alone.
+describe('contacts created together', () => {
+  it('answers each create its own list, company and suppression', async () => {
+    const t = await tenant(app);
+    const list = await makeList(t.live);
+    const leads = await makeList(t.live, 'leads');
+    const company = (await t.live.post('/v1/companies', { name: 'Acme', domain: 'acme.example' })).json().data;
+    const suppressions = await makeList(t.live, 'suppressions');
+    await t.live.post(`/v1/lists/${suppressions}/entries`, { values: ['blocked.example', 'me@private.example'] });
+    const bodies = [
+      { list_id: list, work_email: 'a@acme.example' },
+      { list_id: leads, work_email: 'B@ACME.EXAMPLE' },
+      { list_id: list, work_email: 'c@blocked.example' },
+      { list_id: list, work_email: 'd@other.example', personal_email: 'me@private.example' },
+      { list_id: leads, work_email: 'e@other.example' },
+      { list_id: list, first_name: 'No', last_name: 'Mail' },
+    ];
+    const created = await Promise.all(bodies.map((body) => t.live.post('/v1/contacts', body)));
+    expect(created.map((r) => r.statusCode)).toEqual(bodies.map(() => 201));
+    const answers = created.map((r) => r.json().data);
+    expect(answers.map((c) => [c.list_id, c.company_id, c.suppressed])).toEqual([
+      [list, company.id, false], [leads, company.id, false], [list, null, true], [list, null, true], [leads, null, false], [list, null, false],
+    ]);
+    for (const answer of answers) expect((await t.live.get(`/v1/contacts/${answer.id}`)).json().data).toEqual(answer);
+    expect(await memberCount(t.live, list)).toBe(4);
+    expect(await memberCount(t.live, leads)).toBe(2);
+  });
+
+  it('refuses only the creates naming an unknown list or one that cannot hold contacts', async () => {
+    const t = await tenant(app);
+    const list = await makeList(t.live);
+    const companiesList = await makeList(t.live, 'companies');
+    const other = await tenant(app);
+    const theirs = await makeList(other.live);
+    const bodies = [list, MISSING_LIST, list, companiesList, theirs, list].map((listId, i) => ({ list_id: listId, work_email: `p${i}@example.com` }));
+    const answered = await Promise.all(bodies.map((body) => t.live.post('/v1/contacts', body)));
+    expect(answered.map((r) => r.statusCode)).toEqual([201, 404, 201, 400, 404, 201]);
+    expect(answered[1].json()).toEqual({ detail: 'List not found' });
+    expect(answered[4].json()).toEqual({ detail: 'List not found' });
+    expect(answered[3].json().detail).toMatch(/^Contacts can only be on lists of type/);
+    expect(await memberCount(t.live, list)).toBe(3);
+    expect(await memberCount(t.live, companiesList)).toBe(0);
+    expect(await memberCount(other.live, theirs)).toBe(0);
+    expect(await ids(t.live, `list_id=${list}`)).toEqual(answered.filter((r) => r.statusCode === 201).map((r) => r.json().data.id).sort());
+  });
+
+  it('reads what the writes before its run in the same transaction changed', async () => {
+    const t = await tenant(app);
+    const list = await makeList(t.live);
+    const suppressions = await makeList(t.live, 'suppressions');
+    const create = (local: string) => t.live.post('/v1/contacts', { list_id: list, work_email: `${local}@new.example` });
+    // A company and a suppression entry written in the same group commit, between runs of creates.
+    const answered = await Promise.all([
+      create('a'), create('b'),
+      t.live.post('/v1/companies', { name: 'New', domain: 'new.example' }),
+      create('c'), create('d'),
+      t.live.post(`/v1/lists/${suppressions}/entries`, { values: ['new.example'] }),
+      create('e'), create('f'),
+    ]);
+    expect(answered.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201, 201, 201]);
+    const company = answered[2].json().data;
+    const contacts = [0, 1, 3, 4, 6, 7].map((i) => answered[i].json().data);
+    expect(contacts.map((c) => [c.company_id, c.suppressed])).toEqual([
+      [null, false], [null, false], [company.id, false], [company.id, false], [company.id, true], [company.id, true],
+    ]);
+    // The company links the contacts of its domain created before it.
+    for (const c of contacts) expect((await t.live.get(`/v1/contacts/${c.id}`)).json().data).toMatchObject({ company_id: company.id });
+  });
+});

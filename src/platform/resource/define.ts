@@ -10,7 +10,7 @@ import type { PageRequest } from '../pagination.ts';
 import { PageQuery, pascal, Str, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { RouteMessages } from '../validation.ts';
-import type { WriteContext } from '../write.ts';
+import type { ReadAhead, WriteContext } from '../write.ts';
 import { associationFilters, AssociationsInput, AssociationsOutput, resolveAssociationTargets, type AssociationTarget } from './associations.ts';
 import { customFieldsField } from './custom-fields.ts';
 import type { Field } from './fields.ts';
@@ -43,6 +43,12 @@ export interface Hooks {
    * columns, checks references that need more than existence, throws the group's own errors.
    */
   beforeWrite?(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void>;
+  /**
+   * What `beforeWrite` reads for a create (`w.readAhead`), read at once for the creates of a group
+   * commit and the records of a batch assert (ReadAhead in write.ts): only for what no write of the
+   * group changes.
+   */
+  readAhead?: ReadAhead;
   /** Runs after the row is written (or queued to be), before the event is recorded. */
   afterWrite?(w: WriteContext, row: Row, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void>;
   /** Refuses or prepares a delete (`query` is the route's query string). */

@@ -14,7 +14,7 @@ import { componentName, withArticle, type CrudOp, type Resource } from './define
 import { assertRoutes } from './assert-routes.ts';
 import { associationRoutes } from './association-routes.ts';
 import { resolveCustomFilters } from './custom-field-values.ts';
-import { countRows, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
+import { countRows, createAhead, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
 import { storedJsonOf, storedPage } from './stored-json.ts';
 
 const PAGING = new Set(['page', 'limit', 'cursor']);
@@ -96,7 +96,7 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
       app.post(base, {
         config,
         schema: { tags, ...docs(r, 'create'), body: r.schemas.create, response: { 201: Data(r.schemas.record, `The created ${r.name}`), ...errors('create') } },
-      }, (req, reply) => mutate(req, reply, 201, (w) => createRecord(r, w, req.body as Record<string, unknown>)));
+      }, (req, reply) => mutate(req, reply, 201, (w) => createRecord(r, w, req.body as Record<string, unknown>), createAhead(r, req.body as Record<string, unknown>)));
     }
 
     if (r.assert) await app.register(assertRoutes(r));

@@ -12,7 +12,7 @@ import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts'
 import { versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
-import { readCounter, type QueuedInsert, type WriteContext } from '../write.ts';
+import { readCounter, type Ahead, type QueuedInsert, type WriteContext } from '../write.ts';
 import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
@@ -203,15 +203,28 @@ function splitAssociations(r: Resource, input: Record<string, unknown>): { field
   return { fields, associations: associations as Partial<Associations> };
 }
 
-export async function createRecord(r: Resource, w: WriteContext, given: Record<string, unknown>): Promise<ApiRecord> {
-  const { fields: input, associations } = splitAssociations(r, given);
-  const id = newId(r.prefix);
-  const created = creationTime(id, w.now);
-  const row: Record<string, unknown> = { id, ...tenantOf(w.scope), created_at: created, updated_at: created };
+/** The fields of a new record in their stored form: the input's, or their defaults. */
+function newFields(r: Resource, input: Record<string, unknown>, row: Record<string, unknown> = {}): Record<string, unknown> {
   for (const [name, f] of Object.entries(r.fields)) {
     const given = f.readOnly ? undefined : input[name];
     row[name] = f.toRow(given === undefined ? f.default : given);
   }
+  return row;
+}
+
+/** What a create of `given` announces it will read (the group's `readAhead`), if anything. */
+export function createAhead(r: Resource, given: Record<string, unknown>): Ahead | undefined {
+  const by = r.hooks?.readAhead;
+  if (!by) return undefined;
+  const { fields: input } = splitAssociations(r, given);
+  return { by, key: by.key(newFields(r, input), input) };
+}
+
+export async function createRecord(r: Resource, w: WriteContext, given: Record<string, unknown>): Promise<ApiRecord> {
+  const { fields: input, associations } = splitAssociations(r, given);
+  const id = newId(r.prefix);
+  const created = creationTime(id, w.now);
+  const row = newFields(r, input, { id, ...tenantOf(w.scope), created_at: created, updated_at: created });
   await checkRefs(r, w, input);
   if (r.customFields) await writeCustomFields(r, w, row, input.custom_fields);
   await r.hooks?.beforeWrite?.(w, row, { input });

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
 import { email, ref, tags, text, url } from '../../platform/resource/fields.ts';
 import { beforeDelete, beforeWrite, count, enrich, list, read } from './contacts.store.ts';
+import { createReads } from './contacts.create-reads.ts';
 
 const doc = (description: string, example: string) => ({ description, example });
 
@@ -45,7 +46,7 @@ export const contacts = defineResource({
   customFields: true,
   // Assert matches by work e-mail (stored lower-case), then by LinkedIn URL as stored.
   assert: { keys: [{ field: 'work_email', normalize: (v) => v.trim().toLowerCase() }, { field: 'linkedin_url' }] },
-  hooks: { beforeWrite, beforeDelete, enrich, list, count, read },
+  hooks: { beforeWrite, beforeDelete, enrich, list, count, read, readAhead: createReads },
   routes: {
     messages: { required: { list_id: 'list_id is required when creating contacts' } },
     docs: {

@@ -3,7 +3,7 @@
 // one contact in one statement and the title index of large tenants.
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
-import { shaped, statement } from '../../db/prepared.ts';
+import { statement } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
@@ -16,6 +16,7 @@ import { readCounter, type WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
 import { domainOf, isSuppressed, suppressedAmong, suppressedSql, suppressionProbes } from '../lists/suppression.ts';
 import { leaveDeals } from '../deals/deal-contacts.ts';
+import { createReads } from './contacts.create-reads.ts';
 import { contacts } from './contacts.resource.ts';
 
 type Query = Record<string, unknown>;
@@ -39,17 +40,17 @@ export async function read(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: s
   return (await present(contacts, db, scope, [{ ...row, suppressed: Boolean(row.suppressed) }]))[0];
 }
 
-// The same for a few contacts named by id (one statement per number of ids).
-const readManySql = (dialect: Dialect, n: number) =>
-  `select c.*, ${suppressedSql(dialect)} as suppressed from contacts c where c.org_id = ? and c.mode = ? and c.id in (${new Array(n).fill('?').join(', ')})`;
-const READ_MANY = new Map<number, ReturnType<typeof statement<Row & { suppressed: number | boolean }>>>();
+// The same for contacts named by id, the ids one parameter (an array, JSON on SQLite): one text
+// for any number of them.
+const readManySql = (dialect: Dialect) => `select c.*, ${suppressedSql(dialect)} as suppressed from contacts c where c.org_id = ? and c.mode = ? and c.id ${
+  dialect === 'postgres' ? '= any(?::text[])' : 'in (select value from json_each(?))'}`;
+const READ_MANY = statement<Row & { suppressed: number | boolean }>({ sqlite: readManySql('sqlite'), postgres: readManySql('postgres') });
 
 /** The rows of the contacts among `ids` that exist, each with its `suppressed`, in one statement. */
 export async function readRows(db: Kysely<DB>, dialect: Dialect, scope: Scope, ids: string[]): Promise<Row[]> {
   if (ids.length === 0) return [];
-  let read = READ_MANY.get(ids.length);
-  if (!read) READ_MANY.set(ids.length, read = statement({ sqlite: readManySql('sqlite', ids.length), postgres: readManySql('postgres', ids.length) }));
-  return (await read.all(db, dialect, [scope.orgId, scope.mode, ...ids])).map((row) => ({ ...row, suppressed: Boolean(row.suppressed) }));
+  const rows = await READ_MANY.all(db, dialect, [scope.orgId, scope.mode, dialect === 'postgres' ? ids : JSON.stringify(ids)]);
+  return rows.map((row) => ({ ...row, suppressed: Boolean(row.suppressed) }));
 }
 
 /**
@@ -117,35 +118,26 @@ const membersMoved = (w: WriteContext, listId: string, delta: number) => w.move(
 const deriveName = (first: unknown, last: unknown) => [first, last].filter(Boolean).join(' ') || null;
 
 /**
- * Creating a contact reads what it depends on in one statement (the list's type, the company with
- * the e-mail's domain, whether an address is suppressed) and queues its writes to run with the
- * write's events: on PostgreSQL the create is two round trips of its own, beside the custom field
- * definitions its transaction reads once for all its writes.
+ * Creating a contact reads what it depends on (`createReads`) and queues its writes to run with the
+ * write's events. On PostgreSQL a create alone costs two round trips (the read, the end); the
+ * creates of a group commit's run cost two together (ReadAhead in platform/write.ts).
  */
-async function prepareCreate(w: WriteContext, row: Record<string, unknown>): Promise<void> {
-  const domain = domainOf(row.work_email as string | null);
-  const probes = suppressionProbes([row.work_email as string | null, row.personal_email as string | null]);
-  const { orgId, mode } = w.scope;
-  const params = [orgId, mode, row.list_id, orgId, mode, domain ?? '', ...(probes.length === 0 ? [] : [orgId, mode, ...probes])];
-  const { rows: [found] } = await shaped(w.tx, w.dialect, `contacts.prepareCreate ${probes.length}`, params, () => w.tx.selectNoFrom((eb) => [
-    selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', row.list_id as string).as('list_type'),
-    // Without a work e-mail, '' (a domain no company has) finds none.
-    selectIn(w.tx, 'companies', w.scope).select('id').where('domain', '=', domain ?? '').as('company_id'),
-    sql<SqlBool>`${probes.length === 0 ? sql`0 = 1` : eb.exists(selectIn(w.tx, 'list_entries', w.scope).select('value').where('value', 'in', probes))}`.as('suppressed'),
-  ])).execute();
+async function prepareCreate(w: WriteContext, row: Record<string, unknown>, input: Record<string, unknown>): Promise<void> {
+  const key = createReads.key(row, input);
+  const found = await w.readAhead(createReads, key);
   if (found.list_type === null) throw notFound(lists.notFound);
   if (!CONTACT_LIST_TYPES.includes(found.list_type)) throw notContactList();
   row.name ??= deriveName(row.first_name, row.last_name);
-  row.email_domain = domain;
+  row.email_domain = key.domain;
   row.company_id = found.company_id;
-  row.suppressed = Boolean(found.suppressed);
+  row.suppressed = found.suppressed;
   membersMoved(w, row.list_id as string, 1);
 }
 
 /** Checks and completes a contact about to be written. */
-export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row }): Promise<void> {
+export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
   const { before } = ctx;
-  if (!before) return prepareCreate(w, row);
+  if (!before) return prepareCreate(w, row, ctx.input);
   if (row.list_id !== undefined && row.list_id !== before.list_id) {
     const target = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', row.list_id as string).executeTakeFirst();
     if (!target) throw notFound(lists.notFound);
