@@ -151,6 +151,74 @@ describe('assert in a batch', () => {
     expect(await eventCount(t.live, 'contact.updated')).toBe(2);
   });
 
+  it('gives each created contact its own list, company and suppression', async () => {
+    const t = await tenant(app);
+    const list = await contactList(t.live);
+    const leads = (await t.live.post('/v1/lists', { name: 'Leads', type: 'leads' })).json().data.id;
+    const companiesList = (await t.live.post('/v1/lists', { name: 'Accounts', type: 'companies' })).json().data.id;
+    const company = (await t.live.post('/v1/companies', { name: 'Acme', domain: 'acme.example' })).json().data;
+    const suppressions = (await t.live.post('/v1/lists', { name: 'Blocked', type: 'suppressions' })).json().data.id;
+    await t.live.post(`/v1/lists/${suppressions}/entries`, { values: ['blocked.example', 'me@private.example'] });
+    const res = await put(t.live, '/v1/contacts/assert/batch', {
+      records: [
+        { list_id: list, work_email: 'a@acme.example' },
+        { list_id: leads, work_email: 'b@blocked.example' },
+        { list_id: companiesList, work_email: 'c@acme.example' },
+        { list_id: list, work_email: 'd@other.example', personal_email: 'me@private.example' },
+        { list_id: leads, work_email: 'E@ACME.EXAMPLE' },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { results } = res.json().data;
+    expect(results[2]).toEqual({ index: 2, error: { status: 400, detail: expect.stringMatching(/^Contacts can only be on lists of type/) } });
+    const read = async (i: number) => (await t.live.get(`/v1/contacts/${results[i].id}`)).json().data;
+    expect(await Promise.all([0, 1, 3, 4].map(async (i) => {
+      const c = await read(i);
+      return [c.list_id, c.company_id, c.suppressed];
+    }))).toEqual([[list, company.id, false], [leads, null, true], [list, null, true], [leads, company.id, false]]);
+    expect((await t.live.get(`/v1/lists/${list}`)).json().data.member_count).toBe(2);
+    expect((await t.live.get(`/v1/lists/${leads}`)).json().data.member_count).toBe(2);
+  });
+
+  it('matches a record created earlier in the same batch by its natural key', async () => {
+    const t = await tenant(app);
+    const list = await contactList(t.live);
+    const res = await put(t.live, '/v1/contacts/assert/batch', {
+      records: [
+        { list_id: list, work_email: 'a@example.com', title: 'First' },
+        { list_id: list, work_email: 'b@example.com' },
+        { list_id: list, work_email: 'A@Example.com', title: 'Second' },
+        { list_id: list, linkedin_url: 'https://www.linkedin.com/in/c' },
+        { list_id: list, linkedin_url: 'https://www.linkedin.com/in/c', title: 'Third' },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { results } = res.json().data;
+    expect(results.map((x: { action: string }) => x.action)).toEqual(['created', 'created', 'updated', 'created', 'updated']);
+    expect([results[2].id, results[4].id]).toEqual([results[0].id, results[3].id]);
+    expect((await t.live.get(`/v1/contacts/${results[0].id}`)).json().data.title).toBe('Second');
+    expect((await t.live.get('/v1/contacts')).json().pagination.total).toBe(3);
+    expect((await t.live.get(`/v1/lists/${list}`)).json().data.member_count).toBe(3);
+  });
+
+  it('matches a record created earlier in the same batch by ?match=', async () => {
+    const t = await tenant(app);
+    await t.live.post('/v1/fields', { object: 'deals', name: 'crm_id', data_type: 'text', unique: true });
+    const res = await put(t.live, '/v1/deals/assert/batch?match=crm_id', {
+      records: [
+        { name: 'First', custom_fields: { crm_id: 'D-1' } },
+        { name: 'Other', custom_fields: { crm_id: 'D-2' } },
+        { name: 'Renamed', custom_fields: { crm_id: 'D-1' } },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { results } = res.json().data;
+    expect(results.map((x: { action: string }) => x.action)).toEqual(['created', 'created', 'updated']);
+    expect(results[2].id).toBe(results[0].id);
+    expect((await t.live.get(`/v1/deals/${results[0].id}`)).json().data.name).toBe('Renamed');
+    expect((await t.live.get('/v1/deals')).json().pagination.total).toBe(2);
+  });
+
   it('refuses more than 100 records with 400, and asserts 100 companies in one request', async () => {
     const t = await tenant(app);
     const tooMany = await put(t.live, '/v1/companies/assert/batch', { records: Array.from({ length: 101 }, (_, i) => ({ name: `C${i}`, domain: `c${i}.example` })) });

@@ -7,8 +7,9 @@ import { AppError, badRequest } from '../errors.ts';
 import { Data, errorResponses, Str } from '../schemas.ts';
 import { toValidationError, validatorCompiler } from '../validation.ts';
 import { respond, type WriteContext } from '../write.ts';
-import { assertRecord, matchField, type AssertAction } from './assert.ts';
+import { assertRecord, matchField, naturalKeys, type AssertAction } from './assert.ts';
 import { withArticle, type Resource } from './define.ts';
+import { createAhead } from './store.ts';
 
 /** Most records in one batch. */
 export const MAX_BATCH = 100;
@@ -81,10 +82,22 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
       if (records.length > MAX_BATCH) throw badRequest(`A batch holds at most ${MAX_BATCH} records; this one has ${records.length}`);
       return respond(req, reply, async (w) => {
         const match = await matchField(r, w, (req.query as { match?: string }).match);
+        // Every record validated first, so that what the valid ones would read to be created (the
+        // group's `readAhead`) is read for all of them in one statement.
+        const invalid = records.map((input) => (validate(input) ? undefined : toValidationError(validate.errors ?? [], 'body', config.messages)));
+        const by = r.hooks?.readAhead;
+        if (by) await w.readAheadAll(by, records.filter((_, i) => !invalid[i]).map((input) => createAhead(r, input)!.key));
+        // A record no later record names by a natural key is read back by none: its rows may wait to
+        // be written with the next records' (`attempt`'s flush: false). With `?match=`, any may be.
+        const keys = records.map((input, i) => (invalid[i] ? [] : naturalKeys(r, input).map(({ field, value }) => `${field}\u0000${value}`)));
+        const lastNamed = new Map<string, number>();
+        keys.forEach((mine, i) => mine.forEach((k) => lastNamed.set(k, i)));
+        const namedLater = keys.map((mine, i) => match !== undefined || mine.some((k) => lastNamed.get(k)! > i));
         const results: Array<Record<string, unknown>> = [];
         const totals: Record<AssertAction | 'failed', number> = { created: 0, updated: 0, noop: 0, failed: 0 };
         for (const [index, input] of records.entries()) {
-          const result: Awaited<ReturnType<typeof oneOf>> = validate(input) ? await oneOf(r, w, input, match) : { error: toValidationError(validate.errors ?? [], 'body', config.messages) };
+          const error = invalid[index];
+          const result: Awaited<ReturnType<typeof oneOf>> = error ? { error } : await oneOf(r, w, input, match, namedLater[index]);
           if ('error' in result) {
             totals.failed++;
             results.push({ index, error: { status: result.error.status, detail: result.error.detail } });
@@ -99,8 +112,8 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
   };
 }
 
-/** One record of a batch, all of it or none of it (`w.attempt`). */
-async function oneOf(r: Resource, w: WriteContext, input: Record<string, unknown>, match: Awaited<ReturnType<typeof matchField>>): Promise<{ action: AssertAction; id: string } | { error: AppError }> {
-  const done = await w.attempt(() => assertRecord(r, w, input, match));
+/** One record of a batch, all of it or none of it (`w.attempt`); `readBack`: a later record names it. */
+async function oneOf(r: Resource, w: WriteContext, input: Record<string, unknown>, match: Awaited<ReturnType<typeof matchField>>, readBack: boolean): Promise<{ action: AssertAction; id: string } | { error: AppError }> {
+  const done = await w.attempt(() => assertRecord(r, w, input, match), { flush: readBack });
   return 'error' in done ? done : { action: done.value.action, id: done.value.record.id };
 }

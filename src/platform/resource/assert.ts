@@ -26,21 +26,26 @@ export async function matchField(r: Resource, w: WriteContext, match: string | u
   return def;
 }
 
+/** The natural keys the input gives, in order, each as its field and its normalized value. */
+export function naturalKeys(r: Resource, input: Record<string, unknown>): Array<{ field: string; value: string }> {
+  return r.assert!.keys.flatMap((key) => {
+    const given = input[key.field];
+    const value = typeof given === 'string' ? (key.normalize ? key.normalize(given) : given) : null;
+    return value ? [{ field: key.field, value }] : [];
+  });
+}
+
 /**
  * The record the input names by its natural keys (in order), then by the `match` field: undefined when
  * none matches, null when the input gives no key at all.
  */
 export async function findMatch(r: Resource, w: WriteContext, input: Record<string, unknown>, match: FieldDefinition | undefined): Promise<Row | undefined | null> {
   let keyed = false;
-  for (const key of r.assert!.keys) {
-    const given = input[key.field];
-    if (typeof given !== 'string') continue;
-    const value = key.normalize ? key.normalize(given) : given;
-    if (!value) continue;
+  for (const { field, value } of naturalKeys(r, input)) {
     keyed = true;
     // The oldest record with the key, picked here: `order by id` (or `min(id)`) would let SQLite walk
     // the tenant's ids in order instead of reading the key's index, a scan of the tenant.
-    const rows = await selectIn(w.tx, r.table as TenantTable, w.scope).selectAll().where(sql.ref(key.field), '=', value).execute() as Row[];
+    const rows = await selectIn(w.tx, r.table as TenantTable, w.scope).selectAll().where(sql.ref(field), '=', value).execute() as Row[];
     if (rows.length > 0) return rows.reduce((a, b) => (b.id < a.id ? b : a));
   }
   const custom = (input.custom_fields ?? {}) as Record<string, unknown>;
