@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 import { ok, type Json } from '../helpers/records.ts';
 
-const app = await testApp();
+const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' } });
 afterAll(() => app.close());
 
 
@@ -72,6 +72,38 @@ describe('deals summary', () => {
     expect(missing.json()).toEqual({ detail: 'Pipeline not found' });
     expect((await t.test.get(`/v1/deals/summary?pipeline_id=${other.id}`)).statusCode).toBe(404);
     expect((await t.live.get('/v1/deals/summary?other=1')).statusCode).toBe(422);
+  });
+
+  // Deals that arrive together are one run of a group commit: the contacts they name are read for
+  // all of them at once, and their shares of the stage totals add up into one change per stage.
+  it('stays exact for deals created together, each with its own contacts', async () => {
+    const t = await tenant(app);
+    const p = (await t.live.get('/v1/deals/pipelines')).json().data[0];
+    const list = await ok(t.live.post('/v1/lists', { name: 'People', type: 'contacts' }), 201);
+    const people: Json[] = [];
+    for (let i = 0; i < 4; i++) people.push(await ok(t.live.post('/v1/contacts', { list_id: list.id, name: `P${i}` }), 201));
+    const bodies = Array.from({ length: 24 }, (_, i) => ({
+      name: `D${i}`, amount: 100 * (i + 1), currency: i % 3 === 0 ? 'EUR' : 'USD', stage_id: p.stages[i % 2].id,
+      ...(i % 4 === 0 ? {} : { contacts: [{ contact_id: people[i % 4].id }, { contact_id: people[(i + 1) % 4].id, role: 'Champion' }] }),
+    }));
+    // All of them valid, then again with one naming a contact that does not exist (the others still commit).
+    const together = await Promise.all(bodies.map((body) => t.live.post('/v1/deals', body)));
+    expect(together.every((a) => a.statusCode === 201)).toBe(true);
+    expect(await ok(t.live.get('/v1/deals/summary'))).toEqual(await recount(t.live, p.id));
+    for (const a of together) await ok(t.live.delete(`/v1/deals/${a.json().data.id}`));
+    bodies[7] = { ...bodies[7], contacts: [{ contact_id: people[0].id }, { contact_id: 'con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B' }] };
+    const answers = await Promise.all(bodies.map((body) => t.live.post('/v1/deals', body)));
+    expect(answers.map((a) => a.statusCode)).toEqual(bodies.map((_, i) => (i === 7 ? 404 : 201)));
+    expect(answers[7].json()).toEqual({ detail: 'Contact not found' });
+    expect(await ok(t.live.get('/v1/deals/summary'))).toEqual(await recount(t.live, p.id));
+    expect((await ok(t.live.get('/v1/deals/summary'))).totals.count).toBe(23);
+    // Each deal's contacts, as its `deal.contact_added` events tell them (one read: the rate limit).
+    const added = (await t.live.get('/v1/events?type=deal.contact_added&limit=200')).json().data;
+    for (const [i, a] of answers.entries()) {
+      if (i === 7) continue;
+      const links = added.filter((e: Json) => e.data.object.id === a.json().data.id).map((e: Json) => [e.data.object.contact_link.contact_id, e.data.object.contact_link.role]);
+      expect(links.sort()).toEqual((bodies[i].contacts ?? []).map((l) => [l.contact_id, l.role ?? null]).sort());
+    }
   });
 
   it('lets lists of type deals hold deals', async () => {

@@ -1,7 +1,6 @@
 // Contacts on a deal (the `deal_contacts` table): put with an optional role, removed, paged from
 // either side. A deleted deal or contact takes its links with it.
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
@@ -11,7 +10,7 @@ import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
-import { readRows } from '../contacts/contacts.store.ts';
+import { createReads } from './deals.create-reads.ts';
 import { deals } from './deals.resource.ts';
 
 type Link = DB['deal_contacts'];
@@ -63,10 +62,10 @@ export async function addDealContacts(w: WriteContext, deal: Row, links: NewLink
   if (links.length === 0) return;
   const ids = links.map((l) => l.contact_id);
   if (new Set(ids).size !== ids.length) throw badRequest('Each contact may be put on a deal once');
-  const people = await readRows(w.tx, w.dialect, w.scope, ids);
+  const people = await w.readAhead(createReads, ids);
   if (people.length !== ids.length) throw notFound('Contact not found');
   const rows: Link[] = links.map((l) => ({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: l.contact_id, role: l.role ?? null, created_at: w.now, updated_at: w.now }));
-  w.later(shaped(w.tx, w.dialect, `deal_contacts ${rows.length}`, rows.flatMap(Object.values), () => w.tx.insertInto('deal_contacts').values(rows)));
+  for (const row of rows) w.insertLater('deal_contacts', row as Record<keyof Link, unknown>);
   const [record, answers] = await Promise.all([presentOne(deals, w.tx, w.scope, deal), presentLinks(w.tx, w.scope, rows, people)]);
   for (const link of answers) w.emit('deal.contact_added', { ...record, contact_link: link });
 }

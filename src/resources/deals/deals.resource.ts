@@ -5,6 +5,7 @@ import { defineResource } from '../../platform/resource/define.ts';
 import { enumOf, int, money, ref, tags, text, timestamp } from '../../platform/resource/fields.ts';
 import { Nullable, Str } from '../../platform/schemas.ts';
 import { afterWrite, beforeDelete, beforeWrite, enrich, hasContact, stageProbability } from './deals.store.ts';
+import { createReads } from './deals.create-reads.ts';
 import { STAGE_TYPES } from './pipelines.schemas.ts';
 
 const date = (description: string) => Str({ description, format: 'date', maxLength: 10, examples: ['2026-12-31'] });
@@ -65,7 +66,7 @@ export const deals = defineResource({
   // Deals have no natural key: an assert matches only on a unique custom field (`?match=`).
   assert: { keys: [] },
   ownedTables: ['deal_evidence', 'deal_contacts', 'deal_stage_history', 'deal_stage_totals', 'deal_stages', 'deal_pipelines'],
-  hooks: { beforeWrite, afterWrite, beforeDelete, enrich },
+  hooks: { beforeWrite, afterWrite, beforeDelete, enrich, readAhead: createReads },
   routes: {
     docs: {
       list: { description: 'Lists deals, newest first, with an exact `total`. Filters combine: `pipeline_id`, `stage_id`, `status`, `company_id`, `contact_id`, `owner` (exact), `min_amount`, `max_amount` (minor units, inclusive), `expected_close_after`, `expected_close_before` (inclusive days), `name` (contains, case-insensitive), `list_id` (on a list of type deals).' },

@@ -15,7 +15,7 @@ import { dropEvidence, missingEvidence, refuseEntry } from './deal-evidence.ts';
 import { deals } from './deals.resource.ts';
 import { firstDefaultStage, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
 import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
-import { changeTotals, moveTotals, totalsMove } from './totals.ts';
+import { addTotalsLater, changeTotals, moveTotals } from './totals.ts';
 
 /** The condition "the deal has this contact", for the `contact_id` filter. */
 export const hasContact = (table: string, contactId: string) =>
@@ -81,7 +81,7 @@ async function bypassed(w: WriteContext, row: Row, input: Record<string, unknown
 export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
   const { before, input } = ctx;
   if (!before) {
-    w.later(totalsMove(w, row, 1));
+    addTotalsLater(w, row);
     await recordStageEntry(w, [row.id], String(row.pipeline_id), String(row.stage_id), true);
     // A deal created by force into a stage it lacks evidence for: the bypass is on record.
     const skipped = await bypassed(w, row, input, true);

@@ -29,12 +29,15 @@ export async function recordStageEntry(w: WriteContext, dealIds: string[], pipel
   const rows = dealIds.map((deal_id) => ({
     ...tenantOf(w.scope), id: newId('dsh'), deal_id, pipeline_id: pipelineId, stage_id: stageId, entered_at: w.now, left_at: null, created_at: w.now, updated_at: w.now,
   }));
+  // New deals' first rows are written with the deals themselves (whose insert is queued too), in one
+  // insert with those of the deals created with them.
+  if (isNew) {
+    for (const row of rows) w.insertLater('deal_stage_history', row);
+    return;
+  }
   const build = () => w.tx.insertInto('deal_stage_history').values(rows);
-  // A deal's create writes one row: built once (`shaped`); a pipeline operation's many as they come.
-  const insert = rows.length === 1 ? shaped(w.tx, w.dialect, 'deal_stage_history 1', Object.values(rows[0]), build) : build();
-  // New deals' first rows are written with the deals themselves (whose insert is queued too).
-  if (isNew) w.later(insert);
-  else await insert.execute();
+  // A deal's move writes one row: built once (`shaped`); a pipeline operation's many as they come.
+  await (rows.length === 1 ? shaped(w.tx, w.dialect, 'deal_stage_history 1', Object.values(rows[0]), build) : build()).execute();
 }
 
 /** How a deal entered its stage: by force (`force: true`), and the required evidence it lacked. */

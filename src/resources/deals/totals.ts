@@ -27,23 +27,32 @@ const addUp = {
 };
 const key = ['org_id', 'mode', 'stage_id', 'currency'] as const;
 
-/**
- * The statement adding (sign 1) or removing (sign -1) a deal's share of its stage's totals: a new
- * deal's is queued (`WriteContext.later`), as nothing in its write reads the totals.
- */
-export function totalsMove(w: WriteContext, deal: DealShape, sign: 1 | -1) {
+/** A deal's share of its stage's totals, added (sign 1) or removed (sign -1). */
+function shareOf(w: WriteContext, deal: DealShape, sign: 1 | -1) {
   const p = part(deal);
-  const row = {
+  return {
     ...tenantOf(w.scope), stage_id: String(deal.stage_id), currency: String(deal.currency), deal_count: sign,
     amount: sign * p.amount, weighted_own: sign * p.weighted_own, amount_following: sign * p.amount_following,
   };
-  return shaped(w.tx, w.dialect, 'deal_stage_totals move', Object.values(row), () => w.tx.insertInto('deal_stage_totals').values(row)
+}
+
+/** The statement adding `row` (a share, or shares added up) to its stage's totals. */
+const totalsMove = (w: WriteContext, row: ReturnType<typeof shareOf>) =>
+  shaped(w.tx, w.dialect, 'deal_stage_totals move', Object.values(row), () => w.tx.insertInto('deal_stage_totals').values(row)
     .onConflict((oc) => oc.columns([...key]).doUpdateSet(addUp)));
+
+/**
+ * Queues a new deal's share of its stage's totals, as nothing in its write reads them, added up with
+ * the shares of the deals created with it (`laterAddingUp`).
+ */
+export function addTotalsLater(w: WriteContext, deal: DealShape): void {
+  const row = shareOf(w, deal, 1);
+  w.laterAddingUp(`deal_stage_totals ${row.stage_id} ${row.currency}`, row, (values) => totalsMove(w, values as typeof row));
 }
 
 /** Adds or removes a deal's share of its stage's totals now. */
 export async function moveTotals(w: WriteContext, deal: DealShape, sign: 1 | -1): Promise<void> {
-  await totalsMove(w, deal, sign).execute();
+  await totalsMove(w, shareOf(w, deal, sign)).execute();
 }
 
 /** Moves a deal's share from its old shape to its new one (nothing when neither changed). */
