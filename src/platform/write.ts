@@ -121,10 +121,13 @@ export interface ReadAhead<K = unknown, A = unknown> {
   read(tx: Transaction<DB>, dialect: Dialect, scope: Scope, keys: K[]): Promise<A[]>;
 }
 
-/** What a write's request announces it will read (`WriteQueue.run`). */
+/**
+ * What a write's request announces it will read (`WriteQueue.run`): its key is made only when the
+ * write turns out to be in a run, so a write alone pays nothing for it.
+ */
 export interface Ahead {
   by: ReadAhead;
-  key: unknown;
+  key(): unknown;
 }
 
 /** What the writes of a transaction read once (`WriteContext.shared`), by tenant and name. */
@@ -192,8 +195,8 @@ export class WriteContext {
   /** What `by` answers for `key`: read ahead with the other writes (`readAheadAll`), or read now. */
   async readAhead<K, A>(by: ReadAhead<K, A>, key: K): Promise<A> {
     const answers = this.#answers.get(by as ReadAhead);
-    const id = JSON.stringify(key);
-    if (answers?.has(id)) return answers.get(id) as A;
+    const id = answers && JSON.stringify(key);
+    if (id !== undefined && answers!.has(id)) return answers!.get(id) as A;
     return (await by.read(this.tx, this.dialect, this.scope, [key]))[0];
   }
 
@@ -489,10 +492,9 @@ export class WriteContext {
    * the first `await` (`handedOver`), which ends by counting the rows the responses' parts returned.
    */
   async #run(statements: DeferredStatement[], responses: DeferredStatement[]): Promise<bigint> {
-    const all = [...statements, ...responses];
-    if (this.dialect === 'postgres' && all.length > 0) {
-      const compiled = all.map((q) => q.compile());
-      if (responses.length > 0) compiled.push(returnedBy(statements.length, all.length));
+    if (this.dialect === 'postgres' && statements.length + responses.length > 0) {
+      const compiled = [...statements, ...responses].map((q) => q.compile());
+      if (responses.length > 0) compiled.push(returnedBy(statements.length, compiled.length));
       const sent = this.#sendCombined(compiled);
       if (sent) {
         this.handedOver = true;
@@ -536,9 +538,18 @@ function storeResponses(tx: Transaction<DB>, dialect: Dialect, scope: Scope, res
   });
 }
 
-/** The rows the parts `from` to `to` (exclusive) of a combined statement returned, in all. */
-const returnedBy = (from: number, to: number) =>
-  CompiledQuery.raw(`select ${Array.from({ length: to - from }, (_, i) => `(select count(*) from ${partName(from + i)})`).join(' + ')} as changed`, []);
+const returnedTexts = new Map<string, CompiledQuery>();
+
+/** The rows the parts `from` to `to` (exclusive) of a combined statement returned, in all (built once per pair). */
+function returnedBy(from: number, to: number): CompiledQuery {
+  const key = `${from} ${to}`;
+  let query = returnedTexts.get(key);
+  if (!query) {
+    query = CompiledQuery.raw(`select ${Array.from({ length: to - from }, (_, i) => `(select count(*) from ${partName(from + i)})`).join(' + ')} as changed`, []);
+    if (returnedTexts.size < COMBINED_KEPT) returnedTexts.set(key, query);
+  }
+  return query;
+}
 
 /** The queued statements with those queued under one key (`laterAddingUp`) made one, where the first was. */
 function addedUp(queued: Array<DeferredStatement | QueuedRow | QueuedSum>): Array<DeferredStatement | QueuedRow> {
@@ -661,7 +672,7 @@ async function commitTogether(database: Database, writes: Write[], guarded: bool
         else {
           w = new WriteContext(tx, q.scope, database.dialect, sequences.get(key)!, q.actor ?? null, guarded);
           runEnd = runFrom(writes, i);
-          if (runEnd - i > 1) await w.readAheadAll(q.ahead!.by, writes.slice(i, runEnd).map((r) => r.ahead!.key));
+          if (runEnd - i > 1) await w.readAheadAll(q.ahead!.by, writes.slice(i, runEnd).map((r) => r.ahead!.key()));
         }
         results.push(await q.work(w));
         if (i + 1 < runEnd) continue;

@@ -86,7 +86,7 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
         // group's `readAhead`) is read for all of them in one statement.
         const invalid = records.map((input) => (validate(input) ? undefined : toValidationError(validate.errors ?? [], 'body', config.messages)));
         const by = r.hooks?.readAhead;
-        if (by) await w.readAheadAll(by, records.filter((_, i) => !invalid[i]).map((input) => createAhead(r, input)!.key));
+        if (by) await w.readAheadAll(by, records.filter((_, i) => !invalid[i]).map((input) => createAhead(r, input)!.key()));
         // A record no later record names by a natural key is read back by none: its rows may wait to
         // be written with the next records' (`attempt`'s flush: false). With `?match=`, any may be.
         const keys = records.map((input, i) => (invalid[i] ? [] : naturalKeys(r, input).map(({ field, value }) => `${field}\u0000${value}`)));

@@ -216,8 +216,13 @@ function newFields(r: Resource, input: Record<string, unknown>, row: Record<stri
 export function createAhead(r: Resource, given: Record<string, unknown>): Ahead | undefined {
   const by = r.hooks?.readAhead;
   if (!by) return undefined;
-  const { fields: input } = splitAssociations(r, given);
-  return { by, key: by.key(newFields(r, input), input) };
+  return {
+    by,
+    key: () => {
+      const { fields: input } = splitAssociations(r, given);
+      return by.key(newFields(r, input), input);
+    },
+  };
 }
 
 export async function createRecord(r: Resource, w: WriteContext, given: Record<string, unknown>): Promise<ApiRecord> {
