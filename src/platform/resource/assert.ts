@@ -55,7 +55,7 @@ export async function findMatch(r: Resource, w: WriteContext, input: Record<stri
     if ('error' in checked) return undefined; // the create's own validation names the error
     const holder = await selectIn(w.tx, 'field_values', w.scope).select('record_id')
       .where('field_id', '=', match.id).where('unique_value', '=', uniqueForm(checked.encoded)).executeTakeFirst();
-    if (holder) return getRow(r, w.tx, w.scope, holder.record_id);
+    if (holder) return getRow(r, w.tx, w.dialect, w.scope, holder.record_id);
   }
   return keyed ? undefined : null;
 }

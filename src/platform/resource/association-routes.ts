@@ -27,7 +27,7 @@ export function associationRoutes(r: Resource): FastifyPluginAsync {
         },
       }, async (req, reply) => {
         const { id } = req.params as { id: string };
-        await getRow(target, app.services.database.db, req.scope, id);
+        await getRow(target, app.services.database.db, app.services.database.dialect, req.scope, id);
         return answerList(r, req, reply, { ...(req.query as Record<string, unknown>), [kind.param]: id });
       });
 
@@ -40,7 +40,7 @@ export function associationRoutes(r: Resource): FastifyPluginAsync {
         },
       }, (req, reply) => mutate(req, reply, 201, async (w) => {
         const { id } = req.params as { id: string };
-        await getRow(target, w.tx, w.scope, id);
+        await getRow(target, w.tx, w.dialect, w.scope, id);
         const body = req.body as Record<string, unknown> & { associations?: Partial<Associations> };
         const associations = { ...body.associations, [kind.key]: [...(body.associations?.[kind.key] ?? []), id] };
         return createRecord(r, w, { ...body, associations });

@@ -108,7 +108,7 @@ async function enrollAudience(w: WriteContext, campaignId: string, listId: strin
 
 /** Launches a draft: enrolls the audience, debits one credit per enrolled contact, moves it to active. */
 export async function launchCampaign(w: WriteContext, id: string): Promise<ApiRecord> {
-  const before = await getRow(campaigns, w.tx, w.scope, id);
+  const before = await getRow(campaigns, w.tx, w.dialect, w.scope, id);
   if (before.status !== 'draft') throw conflict('Campaign is not a draft');
   if (!before.list_id) throw badRequest('Campaign has no audience: set list_id to a list of type contacts or leads before launching');
   if (parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before launching');
@@ -124,7 +124,7 @@ export async function launchCampaign(w: WriteContext, id: string): Promise<ApiRe
 }
 
 async function transition(w: WriteContext, id: string, from: string, to: string, event: EventType, refusal: (status: string) => string): Promise<ApiRecord> {
-  const before = await getRow(campaigns, w.tx, w.scope, id);
+  const before = await getRow(campaigns, w.tx, w.dialect, w.scope, id);
   if (before.status !== from) throw conflict(refusal(before.status as string));
   if (to === 'active' && parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before resuming');
   const changes = { status: to, updated_at: w.now };

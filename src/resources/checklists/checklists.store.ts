@@ -97,20 +97,20 @@ export function fromTemplate(w: WriteContext, template: TemplateName, name: stri
 
 async function changed(w: WriteContext, pipelineId: string, previous?: Record<string, unknown>): Promise<ApiRecord> {
   await updateIn(w.tx, 'checklist_pipelines', w.scope).set({ updated_at: w.now }).where('id', '=', pipelineId).execute();
-  const pipeline = await presentOne(checklistPipelines, w.tx, w.scope, await getRow(checklistPipelines, w.tx, w.scope, pipelineId));
+  const pipeline = await presentOne(checklistPipelines, w.tx, w.scope, await getRow(checklistPipelines, w.tx, w.dialect, w.scope, pipelineId));
   w.emit('pipeline.updated', pipeline, previous);
   return pipeline;
 }
 
 async function getStage(w: WriteContext, pipelineId: string, stageId: string): Promise<StageRow> {
-  await getRow(checklistPipelines, w.tx, w.scope, pipelineId);
+  await getRow(checklistPipelines, w.tx, w.dialect, w.scope, pipelineId);
   const row = await selectIn(w.tx, 'checklist_stages', w.scope).selectAll().where('pipeline_id', '=', pipelineId).where('id', '=', stageId).executeTakeFirst();
   if (!row) throw notFound('Stage not found');
   return row;
 }
 
 export async function addStage(w: WriteContext, pipelineId: string, input: StageInput & { name: string }) {
-  await getRow(checklistPipelines, w.tx, w.scope, pipelineId);
+  await getRow(checklistPipelines, w.tx, w.dialect, w.scope, pipelineId);
   await checkKeys(w.tx, w.scope, namedKeys([], input));
   const stages = await stagesOf(w.tx, w.scope, [pipelineId]);
   if (stages.length >= MAX_STAGES) throw conflict(`A pipeline has at most ${MAX_STAGES} stages`);
@@ -147,7 +147,7 @@ export async function deleteStage(w: WriteContext, pipelineId: string, stageId: 
 }
 
 export async function orderStages(w: WriteContext, pipelineId: string, stageIds: string[]) {
-  await getRow(checklistPipelines, w.tx, w.scope, pipelineId);
+  await getRow(checklistPipelines, w.tx, w.dialect, w.scope, pipelineId);
   const stages = await stagesOf(w.tx, w.scope, [pipelineId]);
   checkOrder(stages.map((s) => s.id), stageIds);
   await renumber(w, 'checklist_stages', stageIds);

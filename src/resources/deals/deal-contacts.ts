@@ -32,8 +32,8 @@ async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[], known?:
 
 /** Puts a contact on a deal, or changes its role there; answers the link and whether it is new. */
 export async function putDealContact(w: WriteContext, dealId: string, contactId: string, role: string | null | undefined) {
-  const deal = await getRow(deals, w.tx, w.scope, dealId);
-  await getRow(contacts, w.tx, w.scope, contactId);
+  const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
+  await getRow(contacts, w.tx, w.dialect, w.scope, contactId);
   const existing = await selectIn(w.tx, 'deal_contacts', w.scope).selectAll().where('deal_id', '=', dealId).where('contact_id', '=', contactId).executeTakeFirst();
   let link: Link;
   if (existing) {
@@ -71,7 +71,7 @@ export async function addDealContacts(w: WriteContext, deal: Row, links: NewLink
 }
 
 export async function removeDealContact(w: WriteContext, dealId: string, contactId: string) {
-  const deal = await getRow(deals, w.tx, w.scope, dealId);
+  const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
   const removed = await deleteIn(w.tx, 'deal_contacts', w.scope).where('deal_id', '=', dealId).where('contact_id', '=', contactId).executeTakeFirst();
   if (Number(removed.numDeletedRows) === 0) throw notFound('Contact is not on this deal');
   w.emit('deal.contact_removed', { ...(await presentOne(deals, w.tx, w.scope, deal)), contact_id: contactId });

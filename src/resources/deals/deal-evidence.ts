@@ -4,6 +4,7 @@
 // request says `force: true`, which its `deal.stage_changed` event records. GET …/checklist answers,
 // for the deal's stage and the next one, which elements are met and by what.
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { AppError, notFound, validationError } from '../../platform/errors.ts';
 import type { Row } from '../../platform/resource/define.ts';
@@ -46,7 +47,7 @@ export function refuseEntry(stage: StageRow, missing: string[]): never {
 
 /** Records evidence on a deal, or replaces its note and source; answers it and whether it is new. */
 export async function putEvidence(w: WriteContext, dealId: string, input: { key: string; note?: string | null; source?: string | null }) {
-  const deal = await getRow(deals, w.tx, w.scope, dealId);
+  const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
   const library = await libraryMap(w.tx, w.scope);
   if (!library.has(input.key)) {
     throw validationError([{ loc: ['body', 'key'], msg: `unknown evidence key ${input.key}: not in the evidence library (GET /v1/pipelines/evidence-library)`, type: 'value_error.evidence_key' }]);
@@ -65,7 +66,7 @@ export async function putEvidence(w: WriteContext, dealId: string, input: { key:
 }
 
 export async function removeEvidence(w: WriteContext, dealId: string, key: string) {
-  const deal = await getRow(deals, w.tx, w.scope, dealId);
+  const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
   const removed = await deleteIn(w.tx, 'deal_evidence', w.scope).where('deal_id', '=', dealId).where('key', '=', key).executeTakeFirst();
   if (Number(removed.numDeletedRows) === 0) throw notFound('Evidence not found on this deal');
   w.emit('deal.evidence_removed', { ...(await presentOne(deals, w.tx, w.scope, deal)), evidence_key: key });
@@ -89,8 +90,8 @@ function stageChecklist(stage: StageRow, linked: ChecklistStage | null, evidence
 }
 
 /** The checklist of a deal: its stage and the next one of its pipeline, element by element. */
-export async function dealChecklist(db: Kysely<DB>, scope: Scope, dealId: string) {
-  const deal: Row = await getRow(deals, db, scope, dealId);
+export async function dealChecklist(db: Kysely<DB>, dialect: Dialect, scope: Scope, dealId: string) {
+  const deal: Row = await getRow(deals, db, dialect, scope, dealId);
   const stages = await selectIn(db, 'deal_stages', scope).selectAll().where('pipeline_id', '=', String(deal.pipeline_id)).orderBy('position').execute();
   const at = stages.findIndex((s) => s.id === deal.stage_id);
   const library = await libraryMap(db, scope);

@@ -95,6 +95,7 @@ const ChecklistSchema = Type.Object({
 export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = () => app.services.database.db;
+  const dialect = () => app.services.database.dialect;
   await app.register(pipelineRoutes);
 
   app.get('/deals/summary', {
@@ -111,7 +112,7 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       params, querystring: PipelineQuery, response: { 200: ListOf(HistorySchema, 'A page of the stage history'), ...errorResponses(404) },
     },
   }, async (req) => {
-    const deal = await getRow(deals, db(), req.scope, req.params.id);
+    const deal = await getRow(deals, db(), dialect(), req.scope, req.params.id);
     const rows = () => selectIn(db(), 'deal_stage_history', req.scope).where('deal_id', '=', deal.id);
     return paginate(req, req.query, {
       fetch: async (page) => {
@@ -131,7 +132,7 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       params, querystring: PipelineQuery, response: { 200: ListOf(LinkSchema, 'A page of the deal\'s contacts'), ...errorResponses(404) },
     },
   }, async (req) => {
-    const deal = await getRow(deals, db(), req.scope, req.params.id);
+    const deal = await getRow(deals, db(), dialect(), req.scope, req.params.id);
     const page = dealContactsPage(db(), req.scope, deal.id);
     return paginate(req, req.query, { ...page, keyOf: (l) => l.contact_id });
   });
@@ -176,7 +177,7 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       description: 'For the deal\'s stage and the next stage of its pipeline (null after the last): the linked checklist stage, each required and recommended element met or missing with its evidence, `missing` and `ready` (whether the deal may enter without force); and all evidence on the deal.',
       params, response: { 200: Data(ChecklistSchema, 'The checklist'), ...errorResponses(404) },
     },
-  }, async (req) => ({ data: await dealChecklist(db(), req.scope, req.params.id) }));
+  }, async (req) => ({ data: await dealChecklist(db(), dialect(), req.scope, req.params.id) }));
 
   app.get('/contacts/:id/deals', {
     schema: {
@@ -184,7 +185,7 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       params: contacts.schemas.params, querystring: PipelineQuery, response: { 200: ListOf(deals.schemas.record, 'A page of the contact\'s deals'), ...errorResponses(404) },
     },
   }, async (req) => {
-    const contact = await getRow(contacts, db(), req.scope, req.params.id);
+    const contact = await getRow(contacts, db(), dialect(), req.scope, req.params.id);
     return paginate(req, req.query, { ...contactDealsPage(db(), req.scope, contact.id), keyOf: (row) => row.id });
   });
 }

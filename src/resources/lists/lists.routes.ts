@@ -30,7 +30,7 @@ export async function listRoutes(fastify: FastifyInstance): Promise<void> {
       params, querystring: s.EntriesQuerySchema, response: { 200: ListOf(s.EntrySchema, 'A page of entries'), ...errorResponses(404) },
     },
   }, async (req) => {
-    const list = await getRow(lists, db(), req.scope, (req.params as { id: string }).id);
+    const list = await getRow(lists, db(), app.services.database.dialect, req.scope, (req.params as { id: string }).id);
     return paginate(req, req.query, {
       fetch: (page) => store.listEntries(db(), req.scope, list.id, page),
       count: async () => (list.type === 'suppressions' ? Number(list.member_count) : 0),
@@ -60,7 +60,7 @@ export async function listRoutes(fastify: FastifyInstance): Promise<void> {
       params, querystring: s.EntriesQuerySchema, response: { 200: ListOf(s.MemberSchema, 'A page of members'), ...errorResponses(404) },
     },
   }, async (req) => {
-    const members = await store.memberPage(db(), req.scope, (req.params as { id: string }).id);
+    const members = await store.memberPage(db(), app.services.database.dialect, req.scope, (req.params as { id: string }).id);
     return paginate(req, req.query, { fetch: members.fetch, count: async () => members.total, keyOf: (row) => row.id, map: members.map });
   });
 

@@ -1,5 +1,6 @@
 // What lists do beyond CRUD: suppression-list entries, and the members of lists of companies or deals.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -30,7 +31,7 @@ const moveCount = (w: WriteContext, listId: string, delta: number) =>
 
 /** Adds suppression entries; values already on the list are reported, not duplicated. */
 export async function addEntries(w: WriteContext, listId: string, values: string[]) {
-  const list = await getRow(lists, w.tx, w.scope, listId);
+  const list = await getRow(lists, w.tx, w.dialect, w.scope, listId);
   if (list.type !== 'suppressions') throw badRequest('Entries can only be added to lists of type suppressions');
   const normalized = [...new Set(values.map((v) => v.trim().toLowerCase()))];
   const invalid = normalized.filter((v) => !EMAIL.test(v) && !DOMAIN.test(v));
@@ -50,7 +51,7 @@ export async function addEntries(w: WriteContext, listId: string, values: string
 }
 
 export async function deleteEntry(w: WriteContext, listId: string, entryId: string): Promise<{ id: string; deleted: true }> {
-  const list = await getRow(lists, w.tx, w.scope, listId);
+  const list = await getRow(lists, w.tx, w.dialect, w.scope, listId);
   const removed = await deleteIn(w.tx, 'list_entries', w.scope).where('id', '=', entryId).where('list_id', '=', listId).returningAll().executeTakeFirst();
   if (!removed) throw notFound('Entry not found');
   await moveCount(w, listId, -1);
@@ -70,8 +71,8 @@ async function memberResource(type: string) {
   return resources.find((r) => r.listable && r.plural === type);
 }
 
-async function memberList(db: Kysely<DB>, scope: Scope, listId: string) {
-  const list = await getRow(lists, db, scope, listId);
+async function memberList(db: Kysely<DB>, dialect: Dialect, scope: Scope, listId: string) {
+  const list = await getRow(lists, db, dialect, scope, listId);
   const resource = await memberResource(list.type as string);
   if (!resource) throw badRequest(`Lists of type ${String(list.type)} do not hold members: contacts join a list through their list_id, suppression lists hold entries`);
   return { list, resource };
@@ -79,7 +80,7 @@ async function memberList(db: Kysely<DB>, scope: Scope, listId: string) {
 
 /** Adds records of the list's type; records already on it are reported, not duplicated; unknown ids are 404. */
 export async function addMembers(w: WriteContext, listId: string, ids: string[]) {
-  const { list, resource } = await memberList(w.tx, w.scope, listId);
+  const { list, resource } = await memberList(w.tx, w.dialect, w.scope, listId);
   const wanted = [...new Set(ids)];
   const found = new Set((await selectIn(w.tx, resource.table, w.scope).select(sql.ref('id').as('id') as never).where(sql.ref('id'), 'in', wanted).execute()).map((r) => (r as { id: string }).id));
   const missing = wanted.filter((id) => !found.has(id));
@@ -96,7 +97,7 @@ export async function addMembers(w: WriteContext, listId: string, ids: string[])
 }
 
 export async function removeMember(w: WriteContext, listId: string, recordId: string): Promise<{ id: string; deleted: true }> {
-  const { list } = await memberList(w.tx, w.scope, listId);
+  const { list } = await memberList(w.tx, w.dialect, w.scope, listId);
   const removed = await deleteIn(w.tx, 'list_members', w.scope).where('list_id', '=', listId).where('record_id', '=', recordId).executeTakeFirst();
   if (Number(removed.numDeletedRows) === 0) throw notFound('Member not found');
   await moveCount(w, listId, -1);
@@ -106,8 +107,8 @@ export async function removeMember(w: WriteContext, listId: string, recordId: st
 }
 
 /** The list's member records, newest first, in the API form of their resource. */
-export async function memberPage(db: Kysely<DB>, scope: Scope, listId: string) {
-  const { list, resource } = await memberList(db, scope, listId);
+export async function memberPage(db: Kysely<DB>, dialect: Dialect, scope: Scope, listId: string) {
+  const { list, resource } = await memberList(db, dialect, scope, listId);
   return {
     total: Number(list.member_count),
     fetch: async (page: PageRequest) => {

@@ -77,7 +77,7 @@ export async function quoteRoutes(fastify: FastifyInstance): Promise<void> {
         params: parent.schemas.params, querystring: PipelineQuery, response: { 200: ListOf(record, `A page of the ${parent.name}'s quotes`), ...errorResponses(404) },
       },
     }, async (req) => {
-      const owner = await getRow(parent, db(), req.scope, (req.params as { id: string }).id);
+      const owner = await getRow(parent, db(), app.services.database.dialect, req.scope, (req.params as { id: string }).id);
       return pageOf(app, req, quotes, { [column]: owner.id });
     });
   }

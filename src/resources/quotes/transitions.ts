@@ -36,11 +36,11 @@ async function move(w: WriteContext, row: Row, type: EventType, changes: Record<
 const refuse = (state: QuoteState, action: string) => conflict(`A quote that is ${state} cannot be ${action}`);
 
 export async function sendQuote(w: WriteContext, id: string): Promise<ApiRecord> {
-  const row = await getRow(quotes, w.tx, w.scope, id);
+  const row = await getRow(quotes, w.tx, w.dialect, w.scope, id);
   if (row.status !== 'draft') throw refuse(stateOf(w, row), 'sent');
   if (storedLines(row).length === 0) throw badRequest('A quote needs at least one line item to be sent');
   if (!row.contact_id) throw badRequest('A quote needs a contact_id to be sent');
-  await getRow(contacts, w.tx, w.scope, String(row.contact_id));
+  await getRow(contacts, w.tx, w.dialect, w.scope, String(row.contact_id));
   if (row.valid_until !== null && Number(row.valid_until) <= w.now) throw badRequest('valid_until has passed: set a later one before sending');
   const token = newToken();
   await w.tx.insertInto('quote_links').values({ token, ...tenantOf(w.scope), quote_id: row.id, created_at: w.now }).execute();
@@ -48,7 +48,7 @@ export async function sendQuote(w: WriteContext, id: string): Promise<ApiRecord>
 }
 
 export async function voidQuote(w: WriteContext, id: string): Promise<ApiRecord> {
-  const row = await getRow(quotes, w.tx, w.scope, id);
+  const row = await getRow(quotes, w.tx, w.dialect, w.scope, id);
   const state = stateOf(w, row);
   if (state !== 'draft' && !AWAITING.includes(state)) throw refuse(state, 'voided');
   return move(w, row, 'quote.voided', { status: 'void', voided_at: w.now });
@@ -56,7 +56,7 @@ export async function voidQuote(w: WriteContext, id: string): Promise<ApiRecord>
 
 /** Back to draft, one revision up; the public link of the revision before stops working. */
 export async function editAsDraft(w: WriteContext, id: string): Promise<ApiRecord> {
-  const row = await getRow(quotes, w.tx, w.scope, id);
+  const row = await getRow(quotes, w.tx, w.dialect, w.scope, id);
   const state = stateOf(w, row);
   if (!['sent', 'viewed', 'declined', 'expired'].includes(state)) throw refuse(state, 'edited as a draft (duplicate it instead)');
   await deleteIn(w.tx, 'quote_links', w.scope).where('quote_id', '=', row.id).execute();
@@ -67,7 +67,7 @@ export async function editAsDraft(w: WriteContext, id: string): Promise<ApiRecor
 
 /** A new draft with the quote's contents (and the next number). */
 export async function duplicateQuote(w: WriteContext, id: string): Promise<ApiRecord> {
-  const row = await getRow(quotes, w.tx, w.scope, id);
+  const row = await getRow(quotes, w.tx, w.dialect, w.scope, id);
   const source = await presentOne(quotes, w.tx, w.scope, row);
   return createRecord(quotes, w, {
     title: source.title, deal_id: source.deal_id, contact_id: source.contact_id, currency: source.currency,

@@ -39,7 +39,7 @@ export async function timelineRoutes(fastify: FastifyInstance): Promise<void> {
       },
     }, async (req) => {
       const db = app.services.database.db;
-      const record = { table, id: (await getRow(r, db, req.scope, req.params.id)).id };
+      const record = { table, id: (await getRow(r, db, app.services.database.dialect, req.scope, req.params.id)).id };
       const { own, ctx } = timelineOf(timelineSources, table, db, req.scope);
       return paginate(req, req.query, {
         fetch: (page) => timelinePage(own, ctx, record, page),
