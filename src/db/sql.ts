@@ -14,16 +14,23 @@ function likeInsensitive(dialect: Dialect, column: Operand, pattern: string): Ra
   return sql<SqlBool>`${operand(column)} ${op} ${pattern} escape '\\'`;
 }
 
+/** The pattern "contains `value`" binds (a statement's parameter). */
+export const containsPattern = (value: string) => `%${escapeLike(value)}%`;
+
 /** Case-insensitive "contains". */
-export const containsInsensitive = (dialect: Dialect, column: Operand, value: string) => likeInsensitive(dialect, column, `%${escapeLike(value)}%`);
+export const containsInsensitive = (dialect: Dialect, column: Operand, value: string) => likeInsensitive(dialect, column, containsPattern(value));
 
 /** Case-insensitive "starts with". */
 export const startsWithInsensitive = (dialect: Dialect, column: Operand, value: string) => likeInsensitive(dialect, column, `${escapeLike(value)}%`);
 
+/** The parameter `jsonArrayHas` binds for `value`. */
+export const jsonArrayParam = (dialect: Dialect, value: string): string => (dialect === 'postgres' ? JSON.stringify([value]) : value);
+
 /** True when the JSON array in `column` holds the string `value`. */
 export function jsonArrayHas(dialect: Dialect, column: Operand, value: string): RawBuilder<SqlBool> {
-  if (dialect === 'postgres') return sql<SqlBool>`${operand(column)} @> ${JSON.stringify([value])}::jsonb`;
-  return sql<SqlBool>`exists (select 1 from json_each(${operand(column)}) where json_each.value = ${value})`;
+  const param = jsonArrayParam(dialect, value);
+  if (dialect === 'postgres') return sql<SqlBool>`${operand(column)} @> ${param}::jsonb`;
+  return sql<SqlBool>`exists (select 1 from json_each(${operand(column)}) where json_each.value = ${param})`;
 }
 
 /** A JSON column value as stored: text on SQLite, parsed by the driver on PostgreSQL. */

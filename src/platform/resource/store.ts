@@ -1,11 +1,11 @@
 // The tenant-scoped store every resource gets from its definition: find-or-404, keyset lists with
 // exact totals, and create/update/delete that record their events (with `previous_attributes`), move
 // their counters and apply the relations of other resources (restrict, cascade, set null).
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Compilable, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
-import { containsInsensitive, jsonArrayHas } from '../../db/sql.ts';
+import { containsInsensitive, containsPattern, jsonArrayHas, jsonArrayParam } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
 import { resourceEvent } from '../event-types.ts';
 import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts';
@@ -99,6 +99,7 @@ export async function getRow(r: Resource, db: Kysely<DB>, dialect: Dialect, scop
 }
 
 const usedFilters = (r: Resource, query: Query) => r.resolvedFilters.filter((f) => query[f.param] !== undefined);
+const filterValue = (f: Resource['resolvedFilters'][number], query: Query) => (f.normalize?.(query[f.param] as never) ?? query[f.param]) as string | number;
 
 /**
  * The tenant's rows matching the query's filters; `base` replaces the tenant-scoped start (a group's
@@ -107,8 +108,7 @@ const usedFilters = (r: Resource, query: Query) => r.resolvedFilters.filter((f) 
 export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, base?: ReturnType<typeof selectIn>) {
   let q = base ?? selectIn(db, table(r), scope);
   for (const f of usedFilters(r, query)) {
-    const given = query[f.param];
-    const value = (f.normalize?.(given as never) ?? given) as string | number;
+    const value = filterValue(f, query);
     const column = sql.ref(f.column);
     if (f.op === 'eq') q = q.where(column, '=', value);
     else if (f.op === 'eq_ci') q = q.where(sql<SqlBool>`lower(${column}) = ${String(value).toLowerCase()}`);
@@ -122,6 +122,49 @@ export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: S
 }
 
 type Selected = ReturnType<ReturnType<typeof filtered>['selectAll']>;
+
+/** A statement's shape (what its text depends on) and its parameters, in the order the text binds them. */
+interface Shape {
+  shape: string;
+  params: unknown[];
+}
+
+/**
+ * The shape of `filtered`'s statement and the parameters it binds, when its text depends on nothing
+ * but which filters are used: not when a filter is a custom field's (its definition shapes the text)
+ * or has SQL of its own (`where`, whose text may depend on the value). A page and its count are
+ * then built once per shape and run directly (`shaped`): building, compiling and running a page of
+ * 50 deals through the query builder cost 126 µs of CPU more on SQLite, 311 µs on PostgreSQL.
+ */
+function filterShape(r: Resource, dialect: Dialect, scope: Scope, query: Query): Shape | undefined {
+  if (hasCustomFilters(query)) return undefined;
+  const used = usedFilters(r, query);
+  const params: unknown[] = [scope.orgId, scope.mode];
+  for (const f of used) {
+    if (f.op === 'where') return undefined;
+    const value = filterValue(f, query);
+    params.push(f.op === 'eq_ci' ? String(value).toLowerCase() : f.op === 'contains' ? containsPattern(String(value)) : f.op === 'has' ? jsonArrayParam(dialect, String(value)) : value);
+  }
+  return { shape: `${r.table} ${used.map((f) => f.param).join()}`, params };
+}
+
+/** The same for a page of `keysetPage`, with the data version read beside its rows when `versioned`. */
+export function pageShape(r: Resource, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, versioned: boolean): Shape | undefined {
+  const filters = filterShape(r, dialect, scope, query);
+  if (!filters) return undefined;
+  const bounds = idRange(r, query);
+  const after = page.after === undefined ? [] : [String(page.after)];
+  return {
+    shape: `${filters.shape} ${bounds.map(([op]) => op).join('')}${after.length > 0 ? ' after' : ''}${versioned ? ' version' : ''}`,
+    params: [...(versioned ? [scope.orgId, scope.mode] : []), ...filters.params, ...bounds.map(([, id]) => id), ...after, page.take, page.offset],
+  };
+}
+
+/** The rows of `build`'s statement: built once per shape when there is one (see filterShape). */
+export async function rowsOf<R>(db: Kysely<DB>, dialect: Dialect, kind: string, shape: Shape | undefined, build: () => Compilable<R> & { execute(): Promise<R[]> }): Promise<R[]> {
+  if (!shape) return build().execute();
+  return (await shaped<R>(db, dialect, `${kind} ${shape.shape}`, shape.params, build).execute()).rows;
+}
 
 /**
  * The ids a record created in the query's `created_at` range can have. Ids carry the millisecond
@@ -154,7 +197,8 @@ export function keysetPage(r: Resource, q: Selected, query: Query, page: PageReq
  */
 export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>, version?: Version): Promise<Row[]> {
   if (r.hooks?.list) return r.hooks.list(db, dialect, scope, query, page, total);
-  const rows = keysetPage(r, selectRow(r, filtered(r, db, dialect, scope, query), dialect === 'postgres', version && scope), query, page).execute() as Promise<Row[]>;
+  const build = () => keysetPage(r, selectRow(r, filtered(r, db, dialect, scope, query), dialect === 'postgres', version && scope), query, page);
+  const rows = rowsOf(db, dialect, 'rows', pageShape(r, dialect, scope, query, page, version !== undefined), build) as Promise<Row[]>;
   return version ? version.from(rows) : rows;
 }
 
@@ -162,7 +206,8 @@ export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, sc
 export async function countRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
   if (r.hooks?.count) return r.hooks.count(db, dialect, scope, query);
   if (r.counter && usedFilters(r, query).length === 0 && !hasCustomFilters(query)) return readCounter(db, scope, r.counter);
-  const row = await filtered(r, db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const build = () => filtered(r, db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n'));
+  const [row] = await rowsOf(db, dialect, 'count', filterShape(r, dialect, scope, query), build);
   return Number(row.n);
 }
 

@@ -20,7 +20,7 @@ import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { runWrite, type QueuedInsert, type WriteContext } from '../write.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
-import { filtered, keysetPage, present, selectRow } from './store.ts';
+import { filtered, keysetPage, pageShape, present, rowsOf, selectRow } from './store.ts';
 import { selectIn, updateIn, type TenantTable } from './tenancy.ts';
 
 /** The column set to null by a write that changes records without presenting them. */
@@ -68,9 +68,12 @@ export function storeJson(r: Resource, w: WriteContext, record: ApiRecord, queue
 
 /** One page of the query's records in keyset order, read as their ids and stored texts. */
 export function storedPage(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>, page: PageRequest, version?: Version): Promise<StoredRow[]> {
-  let q = filtered(r, db, dialect, scope, query).select([sql.ref('id').as('id'), sql.ref('doc').as('doc')]);
-  if (version) q = q.select(versionColumn(scope) as never);
-  const rows = keysetPage(r, q as never, query, page).execute() as unknown as Promise<StoredRow[]>;
+  const build = () => {
+    let q = filtered(r, db, dialect, scope, query).select([sql.ref('id').as('id'), sql.ref('doc').as('doc')]);
+    if (version) q = q.select(versionColumn(scope) as never);
+    return keysetPage(r, q as never, query, page);
+  };
+  const rows = rowsOf(db, dialect, 'docs', pageShape(r, dialect, scope, query, page, version !== undefined), build) as unknown as Promise<StoredRow[]>;
   return version ? version.from(rows as never) as unknown as Promise<StoredRow[]> : rows;
 }
 
