@@ -142,6 +142,7 @@ export class WriteContext {
   readonly #events: PendingEvent[] = [];
   readonly #deltas = new Map<string, number>();
   readonly #later: Array<DeferredStatement | QueuedRow | QueuedSum> = [];
+  readonly #moves = new Map<string, { table: TenantTable; id: string; column: string; delta: number }>();
   readonly #jobs: JobsTable[] = [];
   readonly #guarded: boolean;
   #actor: Actor | null;
@@ -259,13 +260,13 @@ export class WriteContext {
 
   /**
    * Adds `delta` to a number column of one row of the tenant (a list's member_count), at the end of
-   * the write (`laterAddingUp`): the moves of one row add up to one statement however many records of
-   * the write moved it. Nothing in the same write may read the column afterwards.
+   * the write: the moves of one row add up to one statement however many records of the write
+   * moved it. Nothing in the same write may read the column afterwards.
    */
   move(table: TenantTable, id: string, column: string, delta: number): void {
-    const { orgId, mode } = this.scope;
-    this.laterAddingUp(`move ${table} ${id} ${column}`, { delta }, ({ delta: sum }) => shaped(this.tx, this.dialect, `move ${table} ${column}`, [sum, orgId, mode, id], () =>
-      updateIn(this.tx, table, this.scope).set(column as never, sql`${sql.ref(column)} + ${sum}` as never).where(sql.ref('id'), '=', id)));
+    const key = `${table}\u0000${id}\u0000${column}`;
+    const move = this.#moves.get(key);
+    this.#moves.set(key, { table, id, column, delta: (move?.delta ?? 0) + delta });
   }
 
   /**
@@ -390,6 +391,7 @@ export class WriteContext {
     const events = this.#events.length;
     const later = this.#later.length;
     const deltas = new Map(this.#deltas);
+    const moves = new Map(this.#moves);
     await this.tx.executeQuery(SAVEPOINT);
     try {
       const value = await work();
@@ -405,6 +407,8 @@ export class WriteContext {
       this.#later.length = later;
       this.#deltas.clear();
       for (const [name, delta] of deltas) this.#deltas.set(name, delta);
+      this.#moves.clear();
+      for (const [key, move] of moves) this.#moves.set(key, move);
       if (error instanceof AppError) return { error };
       if (isUniqueViolation(error as Error)) return { error: new AppError('conflict', 'The record conflicts with an existing record') };
       throw error;
@@ -443,6 +447,12 @@ export class WriteContext {
   async finish(): Promise<number> {
     const { orgId, mode } = this.scope;
     const statements = this.#statements();
+    for (const { table, id, column, delta } of this.#moves.values()) {
+      if (delta !== 0) {
+        statements.push(shaped(this.tx, this.dialect, `move ${table} ${column}`, [delta, orgId, mode, id], () =>
+          updateIn(this.tx, table, this.scope).set(column as never, sql`${sql.ref(column)} + ${delta}` as never).where(sql.ref('id'), '=', id)));
+      }
+    }
     if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));
     if (this.#events.length > 0) {
       const deliveries = webhookFanout(this, this.#events);
