@@ -51,8 +51,27 @@ export function statement<R = never>(text: string | { sqlite: string; postgres: 
   };
 }
 
+/**
+ * The texts built, by shape. Lists make a shape per combination of filters, so a client could make
+ * many: past SHAPES_KEPT the text used least recently goes. Until then nothing is reordered, so a
+ * run costs one lookup; once full, each run moves its text to the back of the map.
+ */
 const shapes = new Map<string, string>();
 const SHAPES_KEPT = 1000;
+
+function keptText(key: string): string | undefined {
+  const text = shapes.get(key);
+  if (text !== undefined && shapes.size >= SHAPES_KEPT) {
+    shapes.delete(key);
+    shapes.set(key, text);
+  }
+  return text;
+}
+
+function keep(key: string, text: string): void {
+  if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
+  shapes.set(key, text);
+}
 
 /**
  * A query whose SQL text depends only on its shape (the table, the columns given, how many values
@@ -66,14 +85,14 @@ const SHAPES_KEPT = 1000;
 export function shaped<R>(db: Kysely<DB>, dialect: Dialect, shape: string, params: readonly unknown[], build: () => Compilable<R>, options: Pick<StatementOptions, 'bounded'> = {}) {
   const text = () => {
     const key = `${dialect} ${shape}`;
-    let text = shapes.get(key);
+    let text = keptText(key);
     if (text === undefined) {
       const compiled = build().compile();
       if (compiled.parameters.length !== params.length || compiled.parameters.some((p, i) => p !== params[i])) {
         throw new Error(`The parameters given for ${shape} are not those of its query`);
       }
       text = marked(compiled.sql, options);
-      if (shapes.size < SHAPES_KEPT) shapes.set(key, text);
+      keep(key, text);
     }
     return text;
   };

@@ -9,7 +9,8 @@ const operand = (c: Operand) => (typeof c === 'string' ? sql.ref(c) : c);
 /** Escapes LIKE wildcards so user input matches literally. */
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function likeInsensitive(dialect: Dialect, column: Operand, pattern: string): RawBuilder<SqlBool> {
+/** Case-insensitive LIKE for a pattern already escaped (`containsPattern`). */
+export function likeInsensitive(dialect: Dialect, column: Operand, pattern: string): RawBuilder<SqlBool> {
   const op = dialect === 'postgres' ? sql`ilike` : sql`like`;
   return sql<SqlBool>`${operand(column)} ${op} ${pattern} escape '\\'`;
 }
@@ -27,8 +28,10 @@ export const startsWithInsensitive = (dialect: Dialect, column: Operand, value: 
 export const jsonArrayParam = (dialect: Dialect, value: string): string => (dialect === 'postgres' ? JSON.stringify([value]) : value);
 
 /** True when the JSON array in `column` holds the string `value`. */
-export function jsonArrayHas(dialect: Dialect, column: Operand, value: string): RawBuilder<SqlBool> {
-  const param = jsonArrayParam(dialect, value);
+export const jsonArrayHas = (dialect: Dialect, column: Operand, value: string) => jsonArrayHolds(dialect, column, jsonArrayParam(dialect, value));
+
+/** The same for the parameter `jsonArrayParam` made. */
+export function jsonArrayHolds(dialect: Dialect, column: Operand, param: string): RawBuilder<SqlBool> {
   if (dialect === 'postgres') return sql<SqlBool>`${operand(column)} @> ${param}::jsonb`;
   return sql<SqlBool>`exists (select 1 from json_each(${operand(column)}) where json_each.value = ${param})`;
 }

@@ -1,11 +1,11 @@
 // The tenant-scoped store every resource gets from its definition: find-or-404, keyset lists with
 // exact totals, and create/update/delete that record their events (with `previous_attributes`), move
 // their counters and apply the relations of other resources (restrict, cascade, set null).
-import { sql, type Compilable, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Compilable, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import { shaped } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
-import { containsInsensitive, containsPattern, jsonArrayHas, jsonArrayParam } from '../../db/sql.ts';
+import { containsPattern, jsonArrayHolds, jsonArrayParam, likeInsensitive } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
 import { resourceEvent } from '../event-types.ts';
 import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts';
@@ -15,7 +15,7 @@ import type { Scope } from '../scope.ts';
 import { readCounter, type Ahead, type QueuedInsert, type WriteContext } from '../write.ts';
 import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
-import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
+import { capitalized, type ApiRecord, type FilterOp, type Resource, type Row } from './define.ts';
 import { leaveLists, memberOf } from './memberships.ts';
 import { CLEARED, storeJson } from './stored-json.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
@@ -98,8 +98,41 @@ export async function getRow(r: Resource, db: Kysely<DB>, dialect: Dialect, scop
   return row;
 }
 
+type Filter = Resource['resolvedFilters'][number];
 const usedFilters = (r: Resource, query: Query) => r.resolvedFilters.filter((f) => query[f.param] !== undefined);
-const filterValue = (f: Resource['resolvedFilters'][number], query: Query) => (f.normalize?.(query[f.param] as never) ?? query[f.param]) as string | number;
+const filterValue = (f: Filter, query: Query) => (f.normalize?.(query[f.param] as never) ?? query[f.param]) as string | number;
+
+/** Where a filter's condition applies: its column, the resource's table, the store. */
+interface FilterTarget { column: string; table: string; dialect: Dialect }
+interface FilterOpSql {
+  /** The parameter the condition binds for the query's value; the value itself when absent. */
+  bind?: (value: string | number, dialect: Dialect) => unknown;
+  condition: (bound: unknown, on: FilterTarget) => Expression<SqlBool>;
+}
+const compare = (op: '=' | '>=' | '<=' | '<'): FilterOpSql['condition'] => (bound, { column }) => sql<SqlBool>`${sql.ref(column)} ${sql.raw(op)} ${bound}`;
+
+/**
+ * Each filter op's parameter and condition. Both `filtered` (which builds the condition) and
+ * `filterShape` (which lists a statement's parameters) read them here. `where` has SQL of its own,
+ * whose text may depend on the value: no entry.
+ */
+const FILTER_OPS: Record<Exclude<FilterOp, 'where'>, FilterOpSql> = {
+  eq: { condition: compare('=') },
+  gte: { condition: compare('>=') },
+  lte: { condition: compare('<=') },
+  lt: { condition: compare('<') },
+  eq_ci: { bind: (value) => String(value).toLowerCase(), condition: (bound, { column }) => sql<SqlBool>`lower(${sql.ref(column)}) = ${bound}` },
+  contains: { bind: (value) => containsPattern(String(value)), condition: (bound, { column, dialect }) => likeInsensitive(dialect, column, bound as string) },
+  has: { bind: (value, dialect) => jsonArrayParam(dialect, String(value)), condition: (bound, { column, dialect }) => jsonArrayHolds(dialect, column, bound as string) },
+  member_of: { bind: (value) => String(value), condition: (bound, { table }) => memberOf(table, bound as string) },
+};
+
+/** The parameter a filter other than `where` binds for the query's value. */
+function bound(f: Filter, dialect: Dialect, query: Query): unknown {
+  const value = filterValue(f, query);
+  const bind = FILTER_OPS[f.op as Exclude<FilterOp, 'where'>].bind;
+  return bind ? bind(value, dialect) : value;
+}
 
 /**
  * The tenant's rows matching the query's filters; `base` replaces the tenant-scoped start (a group's
@@ -108,15 +141,7 @@ const filterValue = (f: Resource['resolvedFilters'][number], query: Query) => (f
 export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, base?: ReturnType<typeof selectIn>) {
   let q = base ?? selectIn(db, table(r), scope);
   for (const f of usedFilters(r, query)) {
-    const value = filterValue(f, query);
-    const column = sql.ref(f.column);
-    if (f.op === 'eq') q = q.where(column, '=', value);
-    else if (f.op === 'eq_ci') q = q.where(sql<SqlBool>`lower(${column}) = ${String(value).toLowerCase()}`);
-    else if (f.op === 'contains') q = q.where(containsInsensitive(dialect, f.column, String(value)));
-    else if (f.op === 'has') q = q.where(jsonArrayHas(dialect, f.column, String(value)));
-    else if (f.op === 'member_of') q = q.where(memberOf(r.table, String(value)));
-    else if (f.op === 'where') q = q.where(f.where!(r.table, String(value)));
-    else q = q.where(column, f.op === 'gte' ? '>=' : f.op === 'lte' ? '<=' : '<', value);
+    q = q.where(f.op === 'where' ? f.where!(r.table, String(filterValue(f, query))) : FILTER_OPS[f.op].condition(bound(f, dialect, query), { column: f.column, table: r.table, dialect }));
   }
   return r.customFields ? whereCustomFields(db, scope, q as never, query) as typeof q : q;
 }
@@ -142,8 +167,7 @@ function filterShape(r: Resource, dialect: Dialect, scope: Scope, query: Query):
   const params: unknown[] = [scope.orgId, scope.mode];
   for (const f of used) {
     if (f.op === 'where') return undefined;
-    const value = filterValue(f, query);
-    params.push(f.op === 'eq_ci' ? String(value).toLowerCase() : f.op === 'contains' ? containsPattern(String(value)) : f.op === 'has' ? jsonArrayParam(dialect, String(value)) : value);
+    params.push(bound(f, dialect, query));
   }
   return { shape: `${r.plural} ${used.map((f) => f.param).join()}`, params };
 }
