@@ -22,8 +22,9 @@ export interface Statement<R> {
 
 export interface StatementOptions {
   /**
-   * False for a write whose own commit need not survive a power cut (on SQLite its commit is not
-   * synced; the next synced commit covers it). Only for records whose loss is harmless.
+   * False for a write whose own commit need not survive a power cut (its commit is not synced; the
+   * next synced commit covers it). Only for records whose loss is harmless. Its text reads its
+   * values from UNSYNCED (see there).
    */
   durable?: boolean;
   /**
@@ -35,14 +36,30 @@ export interface StatementOptions {
 
 const marked = (text: string, options: StatementOptions) => (options.bounded ? BOUNDED : '') + text;
 
+/**
+ * The one-row source a statement that is not durable reads from (`insert … select … from UNSYNCED
+ * where true`, `update … from UNSYNCED`). On PostgreSQL it turns `synchronous_commit` off for the
+ * transaction of a statement run on its own, which is the statement's alone (setting it otherwise
+ * takes a transaction around the statement: two more round trips); in a transaction it is a plain
+ * row, so the transaction's commit stays synced. On SQLite it is a plain row, and the driver skips
+ * the sync of a statement run on its own (NOT_DURABLE).
+ */
+export const UNSYNCED = '{unsynced}';
+const PLAIN_ROW = '(select 1) as unsynced';
+const UNSYNCED_ROW = "(select set_config('synchronous_commit', 'off', true)) as unsynced";
+
 /** `text` uses `?` placeholders (SQLite's); PostgreSQL gets `$1`, `$2`, … in the same order. */
 export function statement<R = never>(text: string | { sqlite: string; postgres: string }, options: StatementOptions = {}): Statement<R> {
-  const sqlite = (options.durable === false ? NOT_DURABLE : '') + marked(typeof text === 'string' ? text : text.sqlite, options);
+  const durable = options.durable !== false;
+  const sqlite = (durable ? '' : NOT_DURABLE) + marked(typeof text === 'string' ? text : text.sqlite, options).replace(UNSYNCED, PLAIN_ROW);
   let n = 0;
   const postgres = marked(typeof text === 'string' ? text : text.postgres, options).replace(/\?/g, () => `$${++n}`);
+  const inTransaction = postgres.replace(UNSYNCED, PLAIN_ROW);
+  const onItsOwn = postgres.replace(UNSYNCED, durable ? PLAIN_ROW : UNSYNCED_ROW);
   const execute = async (db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<QueryResult<R>> => {
-    const text = dialect === 'postgres' ? postgres : sqlite;
-    return (await executeNow<R>(db, text, params)) ?? db.executeQuery<R>(CompiledQuery.raw(text, params as unknown[]));
+    // executeNow runs a statement only outside any transaction; in one, the builder's executor does.
+    if (dialect === 'sqlite') return (await executeNow<R>(db, sqlite, params)) ?? db.executeQuery<R>(CompiledQuery.raw(sqlite, params as unknown[]));
+    return (await executeNow<R>(db, onItsOwn, params)) ?? db.executeQuery<R>(CompiledQuery.raw(inTransaction, params as unknown[]));
   };
   return {
     all: async (db, dialect, params) => (await execute(db, dialect, params)).rows,

@@ -7,7 +7,6 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { statement } from '../db/prepared.ts';
 import type { DB } from '../db/schema.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { AppError, badRequest, conflict } from './errors.ts';
@@ -26,11 +25,6 @@ function fingerprint(request: FastifyRequest): string {
   return hash('sha256', `${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
 }
 
-// A claim must be visible at once, not survive a power cut: losing one loses no work (a write and
-// its stored response commit together, durably, afterwards), so its own commit is not synced.
-const CLAIM = statement(`insert into idempotency_keys (org_id, mode, key, fingerprint, status, body, created_at, locked_at, lease)
-  values (?, ?, ?, ?, null, null, ?, ?, ?) on conflict (org_id, mode, key) do nothing`, { durable: false });
-
 const where = (db: Kysely<DB>, scope: Scope, key: string) => selectIn(db, 'idempotency_keys', scope).selectAll().where('key', '=', key);
 
 /**
@@ -44,13 +38,12 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
   const scope = request.scope;
   const print = fingerprint(request);
   const now = nowSeconds();
-  const { database, leases } = request.server.services;
-  const lease = newLease();
+  const { leases } = request.server.services;
 
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await CLAIM.run(db, database.dialect, [scope.orgId, scope.mode, header, print, now, now, lease]);
-    if (inserted === 1) {
-      request.idempotency = leases.hold(scope, header, lease);
+    const claimed = await leases.take(scope, header, print, now);
+    if (claimed) {
+      request.idempotency = claimed;
       return true;
     }
     const existing = await where(db, scope, header).executeTakeFirst();
@@ -69,6 +62,7 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
     if (Number(existing.locked_at) < now - LEASE_S) {
       // Nobody renewed the claim for a lease: its process died (or stalled) before finishing, and
       // nothing of it was committed. Its new token keeps the first request from committing later.
+      const lease = newLease();
       const taken = await updateIn(db, 'idempotency_keys', scope).set({ locked_at: now, lease }).where('key', '=', header)
         .where('locked_at', '=', existing.locked_at).where('lease', existing.lease === null ? 'is' : '=', existing.lease)
         .where('status', 'is', null).executeTakeFirst();

@@ -123,6 +123,24 @@ describe('Idempotency-Key', () => {
     expect(await totalLists(t.test)).toBe(sandboxLists + 1);
   });
 
+  it('claims keys of several tenants at once, whatever printable characters they hold', async () => {
+    const t = await tenant(app);
+    const other = await tenant(app);
+    // Characters that quote, escape or end a value in a statement or an array of values.
+    const keys = ['a"b', 'c\\d', '{e,f}', 'NULL', "g'h;--", `${newKey()}`].map((k) => `${k}-${Date.now()}`);
+    const clients = [t.live, t.test, other.live];
+    const body = { name: 'Together', type: 'contacts' };
+    const send = () => Promise.all(clients.flatMap((c) => keys.map((k) => c.post('/v1/lists', body, { 'idempotency-key': k }))));
+    const first = await send();
+    expect(first.map((r) => r.statusCode)).toEqual(first.map(() => 201));
+    expect(first.every((r) => r.headers['idempotent-replayed'] === undefined)).toBe(true);
+    expect(new Set(first.map((r) => r.json().data.id)).size).toBe(first.length);
+    const again = await send();
+    expect(again.map((r) => r.headers['idempotent-replayed'])).toEqual(again.map(() => 'true'));
+    expect(again.map((r) => r.body)).toEqual(first.map((r) => r.body));
+    expect(await totalLists(other.live)).toBe(keys.length);
+  });
+
   it('replays an error response as well', async () => {
     const t = await tenant(app);
     const key = { 'idempotency-key': newKey() };
