@@ -51,6 +51,8 @@ const UNSYNCED_ROW = "(select set_config('synchronous_commit', 'off', true)) as 
 /** `text` uses `?` placeholders (SQLite's); PostgreSQL gets `$1`, `$2`, … in the same order. */
 export function statement<R = never>(text: string | { sqlite: string; postgres: string }, options: StatementOptions = {}): Statement<R> {
   const durable = options.durable !== false;
+  const texts = typeof text === 'string' ? [text] : [text.sqlite, text.postgres];
+  if (!durable && !texts.every((t) => t.includes(UNSYNCED))) throw new Error('A statement that is not durable reads from UNSYNCED');
   const sqlite = (durable ? '' : NOT_DURABLE) + marked(typeof text === 'string' ? text : text.sqlite, options).replace(UNSYNCED, PLAIN_ROW);
   let n = 0;
   const postgres = marked(typeof text === 'string' ? text : text.postgres, options).replace(/\?/g, () => `$${++n}`);
