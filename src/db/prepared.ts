@@ -50,12 +50,12 @@ const UNSYNCED_ROW = "(select set_config('synchronous_commit', 'off', true)) as 
 
 /** `text` uses `?` placeholders (SQLite's); PostgreSQL gets `$1`, `$2`, … in the same order. */
 export function statement<R = never>(text: string | { sqlite: string; postgres: string }, options: StatementOptions = {}): Statement<R> {
+  const texts = typeof text === 'string' ? { sqlite: text, postgres: text } : text;
   const durable = options.durable !== false;
-  const texts = typeof text === 'string' ? [text] : [text.sqlite, text.postgres];
-  if (!durable && !texts.every((t) => t.includes(UNSYNCED))) throw new Error('A statement that is not durable reads from UNSYNCED');
-  const sqlite = (durable ? '' : NOT_DURABLE) + marked(typeof text === 'string' ? text : text.sqlite, options).replace(UNSYNCED, PLAIN_ROW);
+  if (!durable && !(texts.sqlite.includes(UNSYNCED) && texts.postgres.includes(UNSYNCED))) throw new Error('A statement that is not durable reads from UNSYNCED');
+  const sqlite = (durable ? '' : NOT_DURABLE) + marked(texts.sqlite, options).replace(UNSYNCED, PLAIN_ROW);
   let n = 0;
-  const postgres = marked(typeof text === 'string' ? text : text.postgres, options).replace(/\?/g, () => `$${++n}`);
+  const postgres = marked(texts.postgres, options).replace(/\?/g, () => `$${++n}`);
   const inTransaction = postgres.replace(UNSYNCED, PLAIN_ROW);
   const onItsOwn = postgres.replace(UNSYNCED, durable ? PLAIN_ROW : UNSYNCED_ROW);
   const execute = async (db: Kysely<DB>, dialect: Dialect, params: readonly unknown[]): Promise<QueryResult<R>> => {

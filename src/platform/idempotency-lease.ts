@@ -55,7 +55,8 @@ interface WantedClaim {
   fingerprint: string;
   at: number;
   lease: string;
-  settle(error: Error | null, inserted?: boolean): void;
+  resolve(inserted: boolean): void;
+  reject(error: Error): void;
 }
 
 export class ClaimLeases {
@@ -84,7 +85,7 @@ export class ClaimLeases {
     const inserted = dialect === 'sqlite'
       ? await CLAIM.run(db, dialect, [scope.orgId, scope.mode, key, fingerprint, at, at, lease]) === 1
       : await new Promise<boolean>((resolve, reject) => {
-        this.#wanted.push({ scope, key, fingerprint, at, lease, settle: (error, inserted) => (error ? reject(error) : resolve(inserted!)) });
+        this.#wanted.push({ scope, key, fingerprint, at, lease, resolve, reject });
         this.#claimSoon();
       });
     return inserted ? this.hold(scope, key, lease) : undefined;
@@ -108,9 +109,9 @@ export class ClaimLeases {
         batch.map((w) => w.fingerprint), batch.map((w) => w.at), batch.map((w) => w.lease),
       ]);
       const inserted = new Set(rows.map((r) => r.lease));
-      for (const w of batch) w.settle(null, inserted.has(w.lease));
+      for (const w of batch) w.resolve(inserted.has(w.lease));
     } catch (error) {
-      for (const w of batch) w.settle(error as Error);
+      for (const w of batch) w.reject(error as Error);
     } finally {
       this.#claiming = false;
       this.#claimSoon();
