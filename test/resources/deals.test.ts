@@ -135,9 +135,15 @@ describe('deals', () => {
     expect(adaDeals.data.map((x: Json) => x.id)).toEqual([e.id, d.id]);
     expect(adaDeals.data[1]).toEqual(await ok(t.live.get(`/v1/deals/${d.id}`)));
     expect(ids((await t.live.get(`/v1/deals?contact_id=${bob.id}`)).json())).toEqual([d.id]);
-    const types = (await t.live.get('/v1/events?limit=200')).json().data.map((x: Json) => x.type);
+    const events = (await t.live.get('/v1/events?limit=200')).json().data;
+    const types = events.map((x: Json) => x.type);
     expect(types.filter((x: string) => x === 'deal.contact_added').length).toBe(3);
     expect(types.filter((x: string) => x === 'deal.contact_updated').length).toBe(2);
+    // The role changed to Buyer: the event has the deal and the link (not a copy of the contact), and the role before.
+    const toBuyer = events.find((x: Json) => x.type === 'deal.contact_updated' && x.data.object.contact_link.role === 'Buyer');
+    expect(toBuyer.data.object).toMatchObject({ id: d.id, name: 'D', contact_link: { deal_id: d.id, contact_id: ada.id, role: 'Buyer' } });
+    expect(Object.keys(toBuyer.data.object.contact_link).sort()).toEqual(['contact_id', 'created_at', 'deal_id', 'role', 'updated_at']);
+    expect(toBuyer.previous_attributes).toEqual({ role: 'Champion' });
 
     await fails(put(d.id, 'con_missing'), 404, 'Contact not found');
     await fails(put('dea_missing', ada.id), 404, 'Deal not found');
@@ -159,18 +165,16 @@ describe('deals', () => {
     const list = await ok(t.live.post('/v1/lists', { name: 'People', type: 'contacts' }), 201);
     const ada = await ok(t.live.post('/v1/contacts', { name: 'Ada', list_id: list.id, work_email: 'ada@engines.example' }), 201);
     const bob = await ok(t.live.post('/v1/contacts', { name: 'Bob', list_id: list.id, personal_email: 'bob@mail.example' }), 201);
-    // Ada's domain is suppressed: the contacts on the events are as a GET answers them, `suppressed` included.
-    const suppressions = await ok(t.live.post('/v1/lists', { name: 'Do not contact', type: 'suppressions' }), 201);
-    await ok(t.live.post(`/v1/lists/${suppressions.id}/entries`, { values: ['engines.example'] }), 201);
     const d = await deal(t.live, { name: 'With people', contacts: [{ contact_id: ada.id, role: 'Champion' }, { contact_id: bob.id }] });
     const links = (await t.live.get(`/v1/deals/${d.id}/contacts`)).json();
     expect(links.data.map((l: Json) => [l.contact_id, l.role]).sort()).toEqual([[ada.id, 'Champion'], [bob.id, null]].sort());
     expect(d).not.toHaveProperty('contacts');
     const added = (await t.live.get('/v1/events?type=deal.contact_added')).json().data;
     expect(added.map((e: Json) => [e.data.object.id, e.data.object.contact_link.contact_id]).sort()).toEqual([[d.id, ada.id], [d.id, bob.id]].sort());
-    const onEvents = new Map(added.map((e: Json) => [e.data.object.contact_link.contact_id, e.data.object.contact_link.contact]));
-    expect(onEvents.get(ada.id)).toEqual({ ...(await ok(t.live.get(`/v1/contacts/${ada.id}`))), suppressed: true });
-    expect(onEvents.get(bob.id)).toEqual({ ...(await ok(t.live.get(`/v1/contacts/${bob.id}`))), suppressed: false });
+    // The events name each contact and its role, as a put's do; they do not copy the contact.
+    const onEvents = new Map(added.map((e: Json) => [e.data.object.contact_link.contact_id, e.data.object.contact_link]));
+    expect(onEvents.get(ada.id)).toEqual({ deal_id: d.id, contact_id: ada.id, role: 'Champion', created_at: d.created_at, updated_at: d.created_at });
+    expect(onEvents.get(bob.id)).toEqual({ deal_id: d.id, contact_id: bob.id, role: null, created_at: d.created_at, updated_at: d.created_at });
 
     // An unknown contact, another tenant's, or one named twice: nothing is created.
     const u = await tenant(app);

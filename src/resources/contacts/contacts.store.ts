@@ -40,17 +40,17 @@ export async function read(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: s
   return (await present(contacts, db, scope, [{ ...row, suppressed: Boolean(row.suppressed) }]))[0];
 }
 
-// The same for contacts named by id, the ids one parameter (an array, JSON on SQLite): one text
-// for any number of them.
-const readManySql = (dialect: Dialect) => `select c.*, ${suppressedSql(dialect)} as suppressed from contacts c where c.org_id = ? and c.mode = ? and c.id ${
+// Which of the contacts named by id exist, the ids one parameter (an array, JSON on SQLite): one
+// text for any number of them, answered from the tenant's index without reading a row.
+const existingSql = (dialect: Dialect) => `select id from contacts where org_id = ? and mode = ? and id ${
   dialect === 'postgres' ? '= any(?::text[])' : 'in (select value from json_each(?))'}`;
-const READ_MANY = statement<Row & { suppressed: number | boolean }>({ sqlite: readManySql('sqlite'), postgres: readManySql('postgres') });
+const EXISTING = statement<{ id: string }>({ sqlite: existingSql('sqlite'), postgres: existingSql('postgres') });
 
-/** The rows of the contacts among `ids` that exist, each with its `suppressed`, in one statement. */
-export async function readRows(db: Kysely<DB>, dialect: Dialect, scope: Scope, ids: string[]): Promise<Row[]> {
-  if (ids.length === 0) return [];
-  const rows = await READ_MANY.all(db, dialect, [scope.orgId, scope.mode, dialect === 'postgres' ? ids : JSON.stringify(ids)]);
-  return rows.map((row) => ({ ...row, suppressed: Boolean(row.suppressed) }));
+/** The ids among `ids` of contacts that exist, in one statement. */
+export async function existingIds(db: Kysely<DB>, dialect: Dialect, scope: Scope, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await EXISTING.all(db, dialect, [scope.orgId, scope.mode, dialect === 'postgres' ? ids : JSON.stringify(ids)]);
+  return new Set(rows.map((row) => row.id));
 }
 
 /**

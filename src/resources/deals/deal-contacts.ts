@@ -21,13 +21,18 @@ const contactExists = sql<SqlBool>`exists (select 1 from contacts c where c.org_
 const contactRows = async (db: Kysely<DB>, scope: Scope, ids: string[]) =>
   (ids.length === 0 ? [] : await selectIn(db, 'contacts', scope).selectAll().where('id', 'in', ids).execute()) as unknown as Row[];
 
-/** The links with their contacts (read unless the caller has their rows). */
-async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[], known?: Row[]) {
-  const rows = known ?? await contactRows(db, scope, links.map((l) => l.contact_id));
+/**
+ * A link as the `deal.contact_*` events carry it: which contact, in which role. Like the association
+ * events of other CRMs it names the contact rather than copying it; the contact's own events say
+ * how it changes.
+ */
+export const linkOf = (l: Link) => ({ deal_id: l.deal_id, contact_id: l.contact_id, role: l.role, created_at: Number(l.created_at), updated_at: Number(l.updated_at) });
+
+/** The links with their contacts, as the link routes answer them. */
+async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[]) {
+  const rows = await contactRows(db, scope, links.map((l) => l.contact_id));
   const people = new Map((await present(contacts, db, scope, rows)).map((c) => [c.id, c]));
-  return links.map((l) => ({
-    deal_id: l.deal_id, contact_id: l.contact_id, role: l.role, created_at: Number(l.created_at), updated_at: Number(l.updated_at), contact: people.get(l.contact_id)!,
-  }));
+  return links.map((l) => ({ ...linkOf(l), contact: people.get(l.contact_id)! }));
 }
 
 /** Puts a contact on a deal, or changes its role there; answers the link and whether it is new. */
@@ -45,7 +50,7 @@ export async function putDealContact(w: WriteContext, dealId: string, contactId:
   }
   const [answer] = await presentLinks(w.tx, w.scope, [link]);
   const record = await presentOne(deals, w.tx, w.scope, deal);
-  w.emit(existing ? 'deal.contact_updated' : 'deal.contact_added', { ...record, contact_link: answer }, existing ? { role: existing.role } : null);
+  w.emit(existing ? 'deal.contact_updated' : 'deal.contact_added', { ...record, contact_link: linkOf(link) }, existing ? { role: existing.role } : null);
   return { link: answer, created: !existing };
 }
 
@@ -55,19 +60,18 @@ export interface NewLink {
 }
 
 /**
- * Puts contacts on a deal being created, in its write: one read checks that they all exist (and
- * serves their answers), one insert links them, and each records `deal.contact_added` like a put.
+ * Puts contacts on a deal being created, in its write: one read checks that they all exist, one
+ * insert links them, and each records `deal.contact_added` like a put.
  */
 export async function addDealContacts(w: WriteContext, deal: Row, links: NewLink[]): Promise<void> {
   if (links.length === 0) return;
   const ids = links.map((l) => l.contact_id);
   if (new Set(ids).size !== ids.length) throw badRequest('Each contact may be put on a deal once');
-  const people = await w.readAhead(createReads, ids);
-  if (people.length !== ids.length) throw notFound('Contact not found');
+  if ((await w.readAhead(createReads, ids)).length !== ids.length) throw notFound('Contact not found');
   const rows: Link[] = links.map((l) => ({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: l.contact_id, role: l.role ?? null, created_at: w.now, updated_at: w.now }));
   for (const row of rows) w.insertLater('deal_contacts', row as Record<keyof Link, unknown>);
-  const [record, answers] = await Promise.all([presentOne(deals, w.tx, w.scope, deal), presentLinks(w.tx, w.scope, rows, people)]);
-  for (const link of answers) w.emit('deal.contact_added', { ...record, contact_link: link });
+  const record = await presentOne(deals, w.tx, w.scope, deal);
+  for (const row of rows) w.emit('deal.contact_added', { ...record, contact_link: linkOf(row) });
 }
 
 export async function removeDealContact(w: WriteContext, dealId: string, contactId: string) {

@@ -6,6 +6,7 @@
 import { createRecord } from '../../platform/resource/store.ts';
 import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
+import { linkOf } from '../deals/deal-contacts.ts';
 import { deals } from '../deals/deals.resource.ts';
 import { fromTemplate } from '../checklists/checklists.store.ts';
 import { putEvidence } from '../deals/deal-evidence.ts';
@@ -52,8 +53,9 @@ export async function seedSandboxDeals(w: WriteContext, accounts: Account[], peo
     made.push({ id: deal.id, name: String(deal.name), contact_id: contact?.id ?? null });
     // The deal's insert is queued to the end of the write, so its contact is linked here directly.
     if (!contact) continue;
-    await w.tx.insertInto('deal_contacts').values({ ...tenantOf(w.scope), deal_id: deal.id, contact_id: contact.id, role: 'Champion', created_at: w.now, updated_at: w.now }).execute();
-    w.emit('deal.contact_added', { ...deal, contact_id: contact.id, role: 'Champion' });
+    const link = { ...tenantOf(w.scope), deal_id: deal.id, contact_id: contact.id, role: 'Champion', created_at: w.now, updated_at: w.now };
+    await w.tx.insertInto('deal_contacts').values(link).execute();
+    w.emit('deal.contact_added', { ...deal, contact_link: linkOf(link) });
   }
   await seedMethodology(w, pipeline);
   return made;
