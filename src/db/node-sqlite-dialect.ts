@@ -25,6 +25,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { isCheapOrBounded, pageRows, ran, ReadCosts, type Read } from './read-costs.ts';
+import { Checkpoints } from './sqlite-checkpoints.ts';
 import { ReaderPool, rowObjects } from './sqlite-readers.ts';
 import { Turns } from './turns.ts';
 
@@ -61,13 +62,15 @@ export class NodeSqliteConnection {
   readonly #db: DatabaseSync;
   readonly #synchronous: string;
   readonly #readers: ReaderPool | undefined;
+  readonly #checkpoints: Checkpoints | undefined;
   readonly #statements = new Map<string, Prepared>();
   readonly #reads = new ReadCosts();
 
-  constructor(db: DatabaseSync, synchronous: string, readers?: ReaderPool) {
+  constructor(db: DatabaseSync, synchronous: string, readers?: ReaderPool, checkpoints?: Checkpoints) {
     this.#db = db;
     this.#synchronous = synchronous;
     this.#readers = readers;
+    this.#checkpoints = checkpoints;
   }
 
   /** True when a transaction is open on the connection. */
@@ -162,6 +165,8 @@ export class NodeSqliteConnection {
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     } finally {
       if (relaxed) this.#db.exec(`PRAGMA synchronous = ${this.#synchronous}`);
+      // A commit, or a write on its own (its own commit); reads and the statements of an open transaction are neither.
+      if (this.#checkpoints && !this.#db.isTransaction && !sql.startsWith('select')) this.#checkpoints.committed();
     }
   }
 
@@ -251,6 +256,7 @@ class NodeSqliteDriver implements Driver {
   #db?: DatabaseSync;
   #connection?: NodeSqliteConnection;
   #readers?: ReaderPool;
+  #checkpoints?: Checkpoints;
   #temporary?: string;
 
   /** The connection, once the driver has opened it. */
@@ -284,7 +290,9 @@ class NodeSqliteDriver implements Driver {
     db.exec('PRAGMA cache_size = -16384');
     this.#db = db;
     if (readers > 0) this.#readers = new ReaderPool(path, readers);
-    this.#connection = new NodeSqliteConnection(db, synchronous, this.#readers);
+    // A file's WAL is checkpointed by a thread of its own; a memory database has no WAL.
+    if (path !== ':memory:') this.#checkpoints = new Checkpoints(db, path);
+    this.#connection = new NodeSqliteConnection(db, synchronous, this.#readers, this.#checkpoints);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -328,6 +336,7 @@ class NodeSqliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     await this.#readers?.close();
+    await this.#checkpoints?.close();
     this.#db?.close();
     this.#db = undefined;
     if (this.#temporary) for (const suffix of ['', '-wal', '-shm']) rmSync(this.#temporary + suffix, { force: true });
