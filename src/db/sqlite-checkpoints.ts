@@ -49,10 +49,13 @@ export class Checkpoints {
     if (!this.#running) return;
     Atomics.add(this.#state, COMMITS, 1);
     Atomics.notify(this.#state, COMMITS);
-    if (Atomics.load(this.#state, WAL_FRAMES) > MAX_WAL_FRAMES) {
+    if (Atomics.load(this.#state, WAL_FRAMES) <= MAX_WAL_FRAMES) return;
+    try {
       this.#checkpoint.get();
       // The next write starts the WAL again; the thread reports its size from then on.
       Atomics.store(this.#state, WAL_FRAMES, 0);
+    } catch {
+      // Busy (the thread's checkpoint, or another process's): the commit stands; the next one tries again.
     }
   }
 
