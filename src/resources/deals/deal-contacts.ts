@@ -28,9 +28,9 @@ const contactRows = async (db: Kysely<DB>, scope: Scope, ids: string[]) =>
  */
 export const linkOf = (l: Link) => ({ deal_id: l.deal_id, contact_id: l.contact_id, role: l.role, created_at: Number(l.created_at), updated_at: Number(l.updated_at) });
 
-/** The links with their contacts, as the link routes answer them. */
-async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[]) {
-  const rows = await contactRows(db, scope, links.map((l) => l.contact_id));
+/** The links with their contacts, as the link routes answer them (read unless the caller has their rows). */
+async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[], known?: Row[]) {
+  const rows = known ?? await contactRows(db, scope, links.map((l) => l.contact_id));
   const people = new Map((await present(contacts, db, scope, rows)).map((c) => [c.id, c]));
   return links.map((l) => ({ ...linkOf(l), contact: people.get(l.contact_id)! }));
 }
@@ -38,7 +38,7 @@ async function presentLinks(db: Kysely<DB>, scope: Scope, links: Link[]) {
 /** Puts a contact on a deal, or changes its role there; answers the link and whether it is new. */
 export async function putDealContact(w: WriteContext, dealId: string, contactId: string, role: string | null | undefined) {
   const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
-  await getRow(contacts, w.tx, w.dialect, w.scope, contactId);
+  const person = await getRow(contacts, w.tx, w.dialect, w.scope, contactId);
   const existing = await selectIn(w.tx, 'deal_contacts', w.scope).selectAll().where('deal_id', '=', dealId).where('contact_id', '=', contactId).executeTakeFirst();
   let link: Link;
   if (existing) {
@@ -48,7 +48,7 @@ export async function putDealContact(w: WriteContext, dealId: string, contactId:
     link = { ...tenantOf(w.scope), deal_id: dealId, contact_id: contactId, role: role ?? null, created_at: w.now, updated_at: w.now };
     await w.tx.insertInto('deal_contacts').values(link).execute();
   }
-  const [answer] = await presentLinks(w.tx, w.scope, [link]);
+  const [answer] = await presentLinks(w.tx, w.scope, [link], [person]);
   const record = await presentOne(deals, w.tx, w.scope, deal);
   w.emit(existing ? 'deal.contact_updated' : 'deal.contact_added', { ...record, contact_link: linkOf(link) }, existing ? { role: existing.role } : null);
   return { link: answer, created: !existing };
