@@ -6,11 +6,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import { workerData } from 'node:worker_threads';
 
-// The shared state (see sqlite-checkpoints.ts): commits so far, the WAL's frames at the last
-// checkpoint, and the stop flag.
-const COMMITS = 0;
-const WAL_FRAMES = 1;
-const STOP = 2;
+// Offsets of the shared state, declared in sqlite-checkpoints.ts.
+const { COMMITS, WAL_FRAMES, STOP } = workerData.slots;
 const CHECKPOINT_EVERY_MS = 20;
 
 const state = new Int32Array(workerData.state);

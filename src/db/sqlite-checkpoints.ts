@@ -14,10 +14,9 @@ import { Worker } from 'node:worker_threads';
 
 const CHECKPOINTER = new URL('./sqlite-checkpointer.js', import.meta.url);
 // Offsets of the state shared with the thread (Int32): commits so far, the WAL's pages at its last
-// checkpoint, the stop flag.
-const COMMITS = 0;
-const WAL_FRAMES = 1;
-const STOP = 2;
+// checkpoint, the stop flag. The thread is given them with its state.
+const SLOTS = { COMMITS: 0, WAL_FRAMES: 1, STOP: 2 } as const;
+const { COMMITS, WAL_FRAMES, STOP } = SLOTS;
 /** Pages (4 KiB) of WAL past which the writer checkpoints itself: 64 MiB. */
 const MAX_WAL_FRAMES = 16_384;
 /** SQLite's own threshold, restored if the thread is lost. */
@@ -32,7 +31,7 @@ export class Checkpoints {
   constructor(db: DatabaseSync, path: string) {
     this.#checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
     db.exec('PRAGMA wal_autocheckpoint = 0');
-    this.#worker = new Worker(CHECKPOINTER, { workerData: { path, state: this.#state.buffer }, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
+    this.#worker = new Worker(CHECKPOINTER, { workerData: { path, state: this.#state.buffer, slots: SLOTS }, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
     this.#worker.unref();
     // Without the thread, the writer checkpoints as SQLite does by default.
     const lost = () => {
