@@ -1,7 +1,7 @@
 // Opens the store named by DATABASE_URL: `sqlite:<path>`, `sqlite::memory:` or `postgres://…`.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, sql, type QueryResult } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql, type QueryResult } from 'kysely';
 import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
 import { createPgPool } from './pg-pool.ts';
 import type { DB } from './schema.ts';
@@ -26,6 +26,9 @@ const directRunners = new WeakMap<Kysely<DB>, DirectRunner>();
 export function executeNow<R>(db: Kysely<DB>, sql: string, params: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> | undefined {
   return directRunners.get(db)?.<R>(sql, params);
 }
+
+/** The store a query builder runs on (the database's own, or one of its transactions). */
+export const dialectOf = (db: Kysely<DB>): Dialect => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite');
 
 export function sqlitePath(url: string): string {
   const path = url.slice('sqlite:'.length);

@@ -4,7 +4,7 @@
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
 import { int, tags, text, url } from '../../platform/resource/fields.ts';
-import { afterWrite, beforeWrite, enrich } from './companies.store.ts';
+import { afterWrite, beforeWrite, contactCount, enrich } from './companies.store.ts';
 import { normalizeDomain } from './domain.ts';
 
 const doc = (description: string, example: string | number) => ({ description, example });
@@ -41,6 +41,7 @@ export const companies = defineResource({
   listable: true,
   customFields: true,
   assert: { keys: [{ field: 'domain', normalize: normalizeDomain }] },
+  alongside: { contact_count: contactCount },
   hooks: { beforeWrite, afterWrite, enrich },
   routes: {
     docs: {

@@ -1,6 +1,8 @@
 // What companies do beyond the kernel's CRUD: the normalized domain, the contacts it links, and
 // `contact_count`.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf, type Dialect } from '../../db/database.ts';
+import { statement } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
@@ -11,10 +13,21 @@ import type { WriteContext } from '../../platform/write.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
 import { normalizeDomain } from './domain.ts';
 
-/** Adds `contact_count` to a page of companies, with one grouped count on the company_id index. */
+/** The company's `contact_count`, read with the company (the resource's `alongside`) on the company_id index. */
+export const contactCount = (table: string) =>
+  sql<number>`(select cast(count(*) as integer) from contacts c where c.org_id = ${sql.ref(`${table}.org_id`)} and c.mode = ${sql.ref(`${table}.mode`)} and c.company_id = ${sql.ref(`${table}.id`)})`;
+
+// The contacts of each of the companies named by id, the ids one parameter (an array, JSON on
+// SQLite): one text for any number of them, counted on the company_id index.
+const countsSql = (dialect: Dialect) => `select company_id, count(*) as n from contacts where org_id = ? and mode = ? and company_id ${
+  dialect === 'postgres' ? '= any(?::text[])' : 'in (select value from json_each(?))'} group by company_id`;
+const CONTACT_COUNTS = statement<{ company_id: string; n: number | string }>({ sqlite: countsSql('sqlite'), postgres: countsSql('postgres') });
+
+/** Adds `contact_count` to companies read without it (a page on SQLite, a search, an export, a write's answer). */
 export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void> {
-  const counts = await selectIn(db, 'contacts', scope).select((eb) => ['company_id', eb.fn.countAll<number>().as('n')])
-    .where('company_id', 'in', rows.map((r) => r.id)).groupBy('company_id').execute();
+  const dialect = dialectOf(db);
+  const ids = rows.map((r) => r.id);
+  const counts = await CONTACT_COUNTS.all(db, dialect, [scope.orgId, scope.mode, dialect === 'postgres' ? ids : JSON.stringify(ids)]);
   const byId = new Map(counts.map((c) => [c.company_id, Number(c.n)]));
   rows.forEach((r, i) => {
     records[i].contact_count = byId.get(r.id) ?? 0;
@@ -43,6 +56,8 @@ async function setCompany(w: WriteContext, match: { column: 'company_id' | 'emai
 export async function afterWrite(w: WriteContext, row: Row, ctx: { before?: Row }): Promise<void> {
   const { before } = ctx;
   if (before && row.domain === before.domain) return;
+  // The count read with the company is the old domain's: the record is presented with it counted again.
+  delete row.contact_count;
   if (before?.domain) await setCompany(w, { column: 'company_id', value: row.id }, null);
   if (row.domain) await setCompany(w, { column: 'email_domain', value: row.domain as string }, row.id);
 }
