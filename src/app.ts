@@ -15,6 +15,7 @@ import { claim, settle } from './platform/idempotency.ts';
 import { ClaimLeases } from './platform/idempotency-lease.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { ListCache } from './platform/list-cache.ts';
+import { installJsonBodies } from './platform/json-body.ts';
 import { BatchedStdout, lazyRequestLogger } from './platform/log-stream.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { OutboundClient } from './platform/outbound.ts';
@@ -81,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installRouteRules(app);
   // Bodies are JSON only: text/plain (parsed by default) gets 415 like any other media type.
   app.removeContentTypeParser('text/plain');
+  installJsonBodies(app);
 
   const closing = new AbortController();
   const openLimiter = async (limits: RateLimits): Promise<RateLimiter> => {

@@ -3,7 +3,9 @@
 // - a route without a query-string schema takes no query parameters: any is 422 naming it, as on
 //   routes that declare theirs (`additionalProperties: false`);
 // - a route that takes a body method (POST, PUT, PATCH, DELETE) but declares no body refuses one:
-//   an object with any member, or anything but an object, is 422; no body, or `{}`, is accepted.
+//   an object with any member, or anything but an object, is 422; no body, or `{}`, is accepted;
+// - a route whose body is an object takes no body as `{}`: a PATCH without one is `No fields to
+//   update`, a PUT whose members are all optional needs none, a create names its required fields.
 import type { FastifyInstance, preValidationHookHandler, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import { validationError, type FieldError } from './errors.ts';
@@ -23,14 +25,23 @@ const refuseBody: preValidationHookHandler = (request, _reply, done) => {
   done(validationError(errors));
 };
 
+/** preValidation of the routes whose body is an object: no body is the empty object. */
+const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
+  if (request.body === undefined) request.body = {};
+  done();
+};
+
 const hooks = <T>(existing: T | T[] | undefined): T[] => (existing === undefined ? [] : [existing].flat() as T[]);
 
 function applyRules(route: RouteOptions): void {
   const schema = (route.schema ??= {});
   schema.querystring ??= NO_QUERY;
   const methods = [route.method].flat();
-  if (schema.body === undefined && methods.some((m) => BODY_METHODS.has(m))) {
+  if (!methods.some((m) => BODY_METHODS.has(m))) return;
+  if (schema.body === undefined) {
     route.preValidation = [...hooks<preValidationHookHandler>(route.preValidation), refuseBody] as RouteOptions['preValidation'];
+  } else if ((schema.body as { type?: unknown }).type === 'object') {
+    route.preValidation = [absentBodyIsEmpty, ...hooks<preValidationHookHandler>(route.preValidation)] as RouteOptions['preValidation'];
   }
 }
 

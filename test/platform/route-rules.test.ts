@@ -1,7 +1,8 @@
 // Rules the platform applies to every route, walked over the whole route table so that routes added
 // later are held to them too: unknown query parameters are 422 naming them; a route that takes no
-// body refuses one with 422 and changes nothing; a malformed cursor of any length is 400 bad_request;
-// every request and response schema compiles.
+// body refuses one with 422 and changes nothing; a route whose body is an object takes none as `{}`;
+// JSON bodies are UTF-8 and name a forbidden member; a malformed cursor of any length is 400
+// bad_request; every request and response schema compiles.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +11,14 @@ import { client, newOrg, testApp } from '../helpers/app.ts';
 
 let app: FastifyInstance;
 let t: { live: ReturnType<typeof client>; test: ReturnType<typeof client> };
+let liveToken: string;
+const tokenOf = async () => liveToken;
 beforeAll(async () => {
   app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
   // An agency organization, so that the agency routes reach validation like every other route.
   const org = await newOrg(app, 'Route rules', { agency: true });
   t = { live: client(app, org.live_token), test: client(app, org.test_token) };
+  liveToken = org.live_token;
 });
 afterAll(() => app.close());
 
@@ -119,6 +123,61 @@ describe('routes that take no body', () => {
       expect(res.statusCode, `${label(route)} ${res.body}`).toBe(422);
       expect(res.json().detail, label(route)).toEqual([{ loc: ['body', 'zz_extra'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
     }
+  });
+});
+
+describe('routes whose body is an object', () => {
+  it('take no body, or an empty one under a JSON Content-Type, as {}', async () => {
+    const company = (await t.live.post('/v1/companies', { name: 'No body', city: 'Oslo' })).json().data;
+    const json = { 'content-type': 'application/json' };
+    for (const headers of [{}, json]) {
+      const patch = await app.inject({ method: 'PATCH', url: `/v1/companies/${company.id}`, headers: { authorization: `Bearer ${(await tokenOf())}`, ...headers } });
+      expect(patch.statusCode, patch.body).toBe(400);
+      expect(patch.json()).toEqual({ detail: 'No fields to update' });
+      // A create names what it needs rather than that the body is missing.
+      const create = await app.inject({ method: 'POST', url: '/v1/companies', headers: { authorization: `Bearer ${(await tokenOf())}`, ...headers } });
+      expect(create.statusCode, create.body).toBe(400);
+      expect(JSON.stringify(create.json())).toContain('name');
+    }
+    expect((await t.live.get(`/v1/companies/${company.id}`)).json().data).toEqual(company);
+  });
+
+  it('put a contact on a deal without a body, as the optional role allows', async () => {
+    const list = (await t.live.post('/v1/lists', { name: 'People', type: 'contacts' })).json().data;
+    const ada = (await t.live.post('/v1/contacts', { name: 'Ada', list_id: list.id })).json().data;
+    const deal = (await t.live.post('/v1/deals', { name: 'Bodiless' })).json().data;
+    const put = await t.live('PUT', `/v1/deals/${deal.id}/contacts/${ada.id}`);
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json().data).toMatchObject({ deal_id: deal.id, contact_id: ada.id, role: null });
+    // Without a body an unknown deal is still 404.
+    expect((await t.live('PUT', `/v1/deals/dea_01KWA69J18KR7HB645AKG3BWK9/contacts/${ada.id}`)).json()).toEqual({ detail: 'Deal not found' });
+  });
+});
+
+describe('JSON bodies', () => {
+  const raw = async (payload: Buffer | string, contentType = 'application/json') =>
+    app.inject({ method: 'POST', url: '/v1/companies', headers: { authorization: `Bearer ${await tokenOf()}`, 'content-type': contentType }, payload });
+
+  it('refuses bytes that are not UTF-8 with 400 and writes nothing', async () => {
+    const before = (await t.live.get('/v1/companies?limit=1')).json().pagination.total;
+    for (const contentType of ['application/json', 'application/json; charset=latin1']) {
+      const res = await raw(Buffer.from([...Buffer.from('{"name":"caf'), 0xe9, ...Buffer.from('"}')]), contentType);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toEqual({ detail: 'Request body is not valid UTF-8' });
+    }
+    expect((await t.live.get('/v1/companies?limit=1')).json().pagination.total).toBe(before);
+    const ok = await raw(Buffer.from('{"name":"café ☕"}'));
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json().data.name).toBe('café ☕');
+  });
+
+  it('names a forbidden member rather than calling the JSON invalid', async () => {
+    for (const body of ['{"name":"x","__proto__":{}}', '{"name":"x","custom_fields":{"__proto__":{"a":1}}}', '{"name":"x","constructor":{"prototype":{}}}']) {
+      const res = await raw(body);
+      expect(res.statusCode, body).toBe(400);
+      expect(res.json().detail, body).toMatch(/__proto__/);
+    }
+    expect((await raw('{"name":')).json()).toEqual({ detail: 'Request body is not valid JSON' });
   });
 });
 
