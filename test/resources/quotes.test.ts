@@ -115,6 +115,14 @@ describe('product lines', () => {
     // The quote keeps what its lines took when the product changes.
     await ok(t.live.patch(`/v1/products/${seat.id}`, { unit_price: 99_999 }));
     expect((await ok(t.live.get(`/v1/quotes/${q.id}`))).total).toBe(130_000);
+    // Its product deleted, the draft still reads and edits; recomputing its own lines (a new currency)
+    // is 409 naming the product, not a 404 that would say the quote is missing.
+    const gone = await product(t.live, { name: 'Gone' });
+    const orphan = await quote(t.live, { line_items: [{ product_id: gone.id }] });
+    await ok(t.live.delete(`/v1/products/${gone.id}`));
+    expect(await ok(t.live.patch(`/v1/quotes/${orphan.id}`, { title: 'Renamed' }))).toMatchObject({ title: 'Renamed', total: orphan.total });
+    await fails(t.live.patch(`/v1/quotes/${orphan.id}`, { currency: 'EUR' }), 409, `Product ${gone.id} of this quote's line items was deleted; give line_items to change the quote`);
+    expect(await ok(t.live.patch(`/v1/quotes/${orphan.id}`, { currency: 'EUR', line_items: [{ name: 'Gone', unit_price: 5 }] }))).toMatchObject({ currency: 'EUR', total: 5 });
 
     const euro = await product(t.live, { currency: 'EUR' });
     await fails(t.live.post('/v1/quotes', { title: 'X', line_items: [{ product_id: euro.id }] }), 400, `Product ${euro.id} is priced in EUR; the quote is in USD`);
@@ -141,7 +149,8 @@ describe('drafts', () => {
     const taxed = await ok(t.live.patch(`/v1/quotes/${q.id}`, { tax_percent: 20 }));
     expect(taxed.total).toBe(1800);
     const [event] = (await eventsOf(t.live, 'quote.updated')).filter((e) => e.data.object.tax_percent === 20);
-    expect(event.previous_attributes).toEqual({ tax_percent: 10 });
+    // The totals the new tax changed come with it.
+    expect(event.previous_attributes).toEqual({ tax_percent: 10, tax_total: 150, total: 1650 });
     expect(await ok(t.live.patch(`/v1/quotes/${q.id}`, { title: 'Renamed', valid_until: null }))).toMatchObject({ title: 'Renamed', total: 1800 });
     await fails(t.live.patch(`/v1/quotes/${q.id}`, {}), 400, 'No fields to update');
     await fails(t.live.patch(`/v1/quotes/${q.id}`, { revision: 3 }), 422);

@@ -50,9 +50,20 @@ describe('tasks', () => {
     const [completed] = await events(t.live, 'task.completed');
     expect(completed.data.object).toEqual(done);
     expect(completed.previous_attributes).toEqual({ status: 'open', completed_at: null });
+    // task.updated names every field that changed with the status, overdue and completed_at too.
+    const [updated] = await events(t.live, 'task.updated');
+    expect(updated.previous_attributes).toEqual({ status: 'open', completed_at: null, overdue: true });
     // Completing again changes nothing of completed_at and records no second completion.
     expect((await ok(t.live.patch(`/v1/tasks/${open.id}`, { status: 'completed', priority: 1 }))).completed_at).toBe(done.completed_at);
     expect(await events(t.live, 'task.completed')).toHaveLength(1);
+    expect((await events(t.live, 'task.updated'))[0].previous_attributes).toEqual({ priority: 0 });
+    // Values the task has already (an empty association set, a null key among them) change nothing:
+    // 200 with the task as it is, no event, updated_at unchanged.
+    const as = await ok(t.live.get(`/v1/tasks/${open.id}`));
+    for (const body of [{ status: 'completed' }, { associations: {} }, { external_key: null, priority: 1 }]) {
+      expect(await ok(t.live.patch(`/v1/tasks/${open.id}`, body)), JSON.stringify(body)).toEqual(as);
+    }
+    expect(await events(t.live, 'task.updated')).toHaveLength(2);
 
     const reopened = await ok(t.live.patch(`/v1/tasks/${open.id}`, { status: 'open' }));
     expect(reopened).toMatchObject({ status: 'open', completed_at: null, overdue: true });

@@ -61,10 +61,14 @@ describe('webhook endpoints', () => {
     expect((await t.live.get('/v1/webhooks?is_active=true')).json().pagination.total).toBe(0);
     expect((await t.live.get('/v1/webhooks?is_active=false')).json().pagination.total).toBe(1);
     expect((await t.live.patch(`/v1/webhooks/${created.id}`, {})).statusCode).toBe(400);
+    // The same values again change nothing: the endpoint as it is, no event.
+    const again = await t.live.patch(`/v1/webhooks/${created.id}`, { is_active: false, event_types: ['*'] });
+    expect(again.json().data).toEqual(patched.json().data);
 
     const events = await allEvents(t.live);
     const mine = events.filter((e) => e.type.startsWith('webhook_endpoint.'));
     expect(mine.map((e) => e.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.updated']);
+    expect(mine[1].previous_attributes).toEqual({ is_active: true, event_types: created.event_types });
     expect(JSON.stringify(events)).not.toContain(created.secret);
 
     expect((await t.live.delete(`/v1/webhooks/${created.id}`)).json().data).toEqual({ id: created.id, deleted: true });

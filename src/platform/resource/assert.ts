@@ -4,11 +4,10 @@
 // never both miss and both create. `noop` when the record already says everything the body says: no
 // event, no `updated_at` move.
 import { sql } from 'kysely';
-import { canonicalJson } from '../canonical-json.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { WriteContext } from '../write.ts';
+import { changesOf } from './changes.ts';
 import { checkValue, definitionsIn, uniqueForm, type FieldDefinition } from './custom-fields.ts';
-import { loadAssociations, type AssociationKey, type Associations } from './associations.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
 import { createRecord, getRow, presentOne, updateRecord } from './store.ts';
 import { selectIn, type TenantTable } from './tenancy.ts';
@@ -58,41 +57,6 @@ export async function findMatch(r: Resource, w: WriteContext, input: Record<stri
     if (holder) return getRow(r, w.tx, w.dialect, w.scope, holder.record_id);
   }
   return keyed ? undefined : null;
-}
-
-const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
-
-/** The part of `input` that differs from the record (compared in stored form). */
-async function changesOf(r: Resource, w: WriteContext, row: Row, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const changes: Record<string, unknown> = {};
-  const normalizers = new Map(r.assert!.keys.map((k) => [k.field, k.normalize]));
-  for (const [name, value] of Object.entries(input)) {
-    const f = r.fields[name];
-    if (!f || f.readOnly || f.createOnly || name === 'custom_fields') continue;
-    const normalize = normalizers.get(name);
-    const stored = normalize && typeof value === 'string' ? (normalize(value) ?? value) : f.fromRow(f.toRow(value));
-    if (!same(stored, f.fromRow(row[name]))) changes[name] = value;
-  }
-  const wanted = input.associations as Partial<Associations> | undefined;
-  if (r.associations && wanted) {
-    const current = (await loadAssociations(w.tx, w.scope, [row.id])).get(row.id)!;
-    const differs = Object.entries(wanted).some(([key, ids]) => !same([...new Set(ids)].sort(), current[key as AssociationKey]));
-    if (differs) changes.associations = wanted;
-  }
-  const given = input.custom_fields as Record<string, unknown> | undefined;
-  if (given) {
-    const current = (r.fields.custom_fields.fromRow(row.custom_fields) ?? {}) as Record<string, unknown>;
-    const defs = new Map((await definitionsIn(w, r.plural)).map((d) => [d.name, d]));
-    const changed: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(given)) {
-      const def = defs.get(name);
-      const checked = def && value !== null ? checkValue(def, value) : undefined;
-      const stored = checked && 'value' in checked ? checked.value : value;
-      if (!same(stored, current[name])) changed[name] = value;
-    }
-    if (Object.keys(changed).length > 0) changes.custom_fields = changed;
-  }
-  return changes;
 }
 
 /** Creates, updates or leaves the record the input names; see the top of this file. */

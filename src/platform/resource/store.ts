@@ -13,6 +13,7 @@ import { versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type Ahead, type QueuedInsert, type WriteContext } from '../write.ts';
+import { changesOf, previous } from './changes.ts';
 import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type FilterOp, type Resource, type Row } from './define.ts';
@@ -21,13 +22,6 @@ import { CLEARED, storeJson } from './stored-json.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
 type Query = Record<string, unknown>;
-
-/** The earlier values of the fields an update names (the `previous_attributes` of its event). */
-export function previous<T extends object>(before: T, input: object): Partial<T> {
-  const out: Partial<T> = {};
-  for (const key of Object.keys(input)) if (key in before) out[key as keyof T] = before[key as keyof T];
-  return out;
-}
 
 /** A resource's fields with their row readers, and its computed fields: listed once, read for every row. */
 const presented = new WeakMap<Resource, { fields: Array<[string, (value: unknown) => unknown]>; computed: string[] }>();
@@ -337,6 +331,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, giv
   const { fields: input, associations } = splitAssociations(r, given);
   const before = await getRow(r, w.tx, w.dialect, w.scope, id);
   const old = await presentOne(r, w.tx, w.scope, before);
+  if (Object.keys(await changesOf(r, w, before, given)).length === 0) return old;
   const changes: Record<string, unknown> = {};
   // Members that are no field (the definition's `inputs`) reach the hooks through `input` only.
   for (const [name, value] of Object.entries(input)) if (r.fields[name]) changes[name] = r.fields[name].toRow(value);
@@ -353,7 +348,7 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, giv
   await r.hooks?.afterWrite?.(w, after, { before, input });
   const record = await presentOne(r, w.tx, w.scope, after);
   if (r.storedJson) storeJson(r, w, record);
-  w.emit(resourceEvent(r.name, 'updated'), record, previous(old, given));
+  w.emit(resourceEvent(r.name, 'updated'), record, previous(old, record));
   return record;
 }
 

@@ -40,6 +40,8 @@ export async function putDealContact(w: WriteContext, dealId: string, contactId:
   const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
   const person = await getRow(contacts, w.tx, w.dialect, w.scope, contactId);
   const existing = await selectIn(w.tx, 'deal_contacts', w.scope).selectAll().where('deal_id', '=', dealId).where('contact_id', '=', contactId).executeTakeFirst();
+  // The contact is there with that role already: nothing is written, no event, `updated_at` stays.
+  if (existing && (role === undefined || role === existing.role)) return { link: (await presentLinks(w.tx, w.scope, [existing], [person]))[0], created: false };
   let link: Link;
   if (existing) {
     link = { ...existing, role: role === undefined ? existing.role : role, updated_at: w.now };

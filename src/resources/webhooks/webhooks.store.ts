@@ -8,7 +8,7 @@ import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { EVENT_TYPE_NAMES, fansOut, isEventType } from '../../platform/event-types.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
-import { previous } from '../../platform/resource/store.ts';
+import { previous } from '../../platform/resource/changes.ts';
 import { selectIn, tenantOf, updateIn, deleteIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
@@ -106,9 +106,12 @@ export async function updateEndpoint(w: WriteContext, id: string, input: Endpoin
     if (input.is_active && Number(before.is_active) === 0) await ensureRoom(w);
     Object.assign(changes, { is_active: input.is_active ? 1 : 0, disabled_reason: null, failing_since: null });
   }
-  await updateIn(w.tx, 'webhook_endpoints', w.scope).set(changes).where('id', '=', id).execute();
   const endpoint = toEndpoint({ ...before, ...changes });
-  w.emit('webhook_endpoint.updated', endpoint, previous(toEndpoint(before), input));
+  const earlier = previous(toEndpoint(before), endpoint);
+  // Nothing would change (`is_active: true` also clears an active endpoint's failures): no write, no event.
+  if (Object.keys(earlier).length === 0 && !(changes.failing_since === null && before.failing_since !== null)) return toEndpoint(before);
+  await updateIn(w.tx, 'webhook_endpoints', w.scope).set(changes).where('id', '=', id).execute();
+  w.emit('webhook_endpoint.updated', endpoint, earlier);
   return endpoint;
 }
 

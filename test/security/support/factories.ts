@@ -322,6 +322,14 @@ export async function bodyFor(api: Api, actor: Actor, route: ApiRoute, params?: 
   for (const name of chosen.filter(Boolean)) {
     out[name] = isReference(name) ? await referenceValue(api, actor, name) : exampleOf(properties[name], name);
   }
+  // An update gives a value the record was not created with: one that changes nothing is a noop.
+  if (route.method === 'PATCH') {
+    for (const [key, value] of Object.entries(out)) {
+      const text = stringBranch(properties[key]);
+      const edited = `${value} (edited)`;
+      if (text && typeof value === 'string' && !text.enum && !text.format && (!text.pattern || new RegExp(text.pattern).test(edited)) && edited.length <= (text.maxLength ?? 100)) out[key] = edited;
+    }
+  }
   const name = properties.name && stringBranch(properties.name);
   if (name && 'name' in out && (name.maxLength ?? 100) >= 24) out.name = bodySentinel();
   return { ...out, ...(await BODY_DEFAULTS[`${route.method} ${route.url}`]?.(actor, api, params)) };
