@@ -68,7 +68,7 @@ describe('webhook endpoints', () => {
     const events = await allEvents(t.live);
     const mine = events.filter((e) => e.type.startsWith('webhook_endpoint.'));
     expect(mine.map((e) => e.type)).toEqual(['webhook_endpoint.created', 'webhook_endpoint.updated']);
-    expect(mine[1].previous_attributes).toEqual({ is_active: true, event_types: created.event_types });
+    expect(mine[1].previous_attributes).toEqual({ is_active: true, event_types: ['contact.created'] });
     expect(JSON.stringify(events)).not.toContain(created.secret);
 
     expect((await t.live.delete(`/v1/webhooks/${created.id}`)).json().data).toEqual({ id: created.id, deleted: true });
