@@ -98,6 +98,10 @@ describe('exports', () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail[0].loc).toEqual(['body', 'filters', 'min_employees']);
     expect((await t.live.post('/v1/exports', { object: 'companies', filters: { limit: 5 } })).statusCode).toBe(422);
+    // A custom field that is not defined is refused at once, as the list route refuses it.
+    const unknown = await t.live.post('/v1/exports', { object: 'contacts', filters: { 'custom_fields.nope': 'x' } });
+    expect(unknown.statusCode, unknown.body).toBe(422);
+    expect(unknown.json().detail[0].loc).toEqual(['body', 'filters', 'custom_fields.nope']);
     const id = (await t.live.post('/v1/exports', { object: 'companies' })).json().data.id as string;
     expect((await other.live.get(`/v1/exports/${id}`)).json()).toEqual({ detail: 'Export not found' });
     expect((await other.live.get(`/v1/exports/${id}/file`)).statusCode).toBe(404);

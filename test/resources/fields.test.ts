@@ -71,6 +71,7 @@ describe('field definitions', () => {
     expect(await bad({ object: 'widgets', name: 'x', data_type: 'text' }, 400)).toMatch(/object/);
     expect(await bad({ object: 'contacts', name: 'x', data_type: 'color' }, 400)).toMatch(/data_type/);
     expect((await bad({ object: 'contacts', name: 'x', data_type: 'enum' }, 422))[0].loc).toEqual(['body', 'options']);
+    expect(await bad({ object: 'deals', name: 'x', data_type: 'currency', options: { currency: 'ZZZ' } }, 422)).toEqual([{ loc: ['body', 'options', 'currency'], msg: 'value is not an ISO 4217 currency code', type: 'value_error.currency' }]);
     expect((await bad({ object: 'contacts', name: 'x', data_type: 'boolean', unique: true }, 422))[0].loc).toEqual(['body', 'unique']);
     expect((await bad({ object: 'companies', name: 'x', data_type: 'text', list_id: 'lst_x' }, 422))[0].loc).toEqual(['body', 'list_id']);
     expect(await bad({ object: 'contacts', name: 'x', data_type: 'text', list_id: 'lst_missing' }, 404)).toBe('List not found');

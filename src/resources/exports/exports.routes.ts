@@ -9,6 +9,7 @@ import { lacksScope } from '../../platform/auth.ts';
 import { AppError, conflict, validationError } from '../../platform/errors.ts';
 import { paginate } from '../../platform/pagination.ts';
 import { CsvResponse, Data, errorResponses, IdParams, ListOf, Nullable, PageQuery, StringEnum, Timestamp } from '../../platform/schemas.ts';
+import { resolveCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { compileSearch, type SearchRequest } from '../../platform/resource/search.ts';
 import { searchBody } from '../../platform/resource/search-schemas.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -60,8 +61,8 @@ const filterValidators = new Map<ImportObject, Validator>();
 const searchValidators = new Map<ImportObject, Validator>();
 const pagingRefused = (found: string[], at: string) => validationError(found.map((p) => ({ loc: ['body', at, p], msg: 'Paging parameters are not filters', type: 'extra_forbidden' })));
 
-/** The filters checked as the list route checks its query string (422 naming the filter). */
-function checkFilters(object: ImportObject, filters: Record<string, unknown>): Record<string, unknown> {
+/** The filters checked as the list route checks its query string, custom fields included (422 naming the filter). */
+async function checkFilters(database: Database, scope: Scope, object: ImportObject, filters: Record<string, unknown>): Promise<Record<string, unknown>> {
   const paging = PAGING.filter((p) => p in filters);
   if (paging.length > 0) throw pagingRefused(paging, 'filters');
   let validate = filterValidators.get(object);
@@ -71,12 +72,17 @@ function checkFilters(object: ImportObject, filters: Record<string, unknown>): R
     filterValidators.set(object, validate);
   }
   const checked = { ...filters };
-  if (!validate(checked)) {
-    const error = toValidationError(validate.errors ?? [], 'body');
+  const underFilters = (error: AppError) => {
     if (Array.isArray(error.detail)) for (const e of error.detail) e.loc = ['body', 'filters', ...e.loc.slice(1)];
-    throw error;
-  }
+    return error;
+  };
+  if (!validate(checked)) throw underFilters(toValidationError(validate.errors ?? [], 'body'));
   for (const p of PAGING) delete checked[p]; // the validator's paging defaults: the export reads every page
+  try {
+    await resolveCustomFilters(IMPORTABLE[object].resource, database.db, scope, checked);
+  } catch (error) {
+    throw error instanceof AppError ? underFilters(error) : error;
+  }
   return checked;
 }
 
@@ -124,7 +130,7 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
     if (filters && search) throw bothGiven();
     const selection = search
       ? { filters: {}, search: await checkSearch(app.services.database, req.scope, object, search) }
-      : { filters: checkFilters(object, filters ?? {}), search: null };
+      : { filters: await checkFilters(app.services.database, req.scope, object, filters ?? {}), search: null };
     return mutate(req, reply, 201, (w) => store.createExport(w, object, selection));
   });
 

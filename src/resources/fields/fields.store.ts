@@ -2,6 +2,7 @@
 // built-in fields, so a client can render a form from one call.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isCurrency } from '../../platform/currency.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { stripField } from '../../platform/resource/custom-field-values.ts';
@@ -76,6 +77,9 @@ function checkOptions(dataType: DataType, options: FieldDefinition['options'] | 
   if (isEnum && !options?.values) throw optionError('enum and multi_enum fields need options.values');
   if (!isEnum && options?.values) throw optionError('options.values is only for enum and multi_enum fields');
   if (dataType !== 'currency' && options?.currency) throw optionError('options.currency is only for currency fields');
+  if (dataType === 'currency' && options?.currency && !isCurrency(options.currency)) {
+    throw validationError([{ loc: ['body', 'options', 'currency'], msg: 'value is not an ISO 4217 currency code', type: 'value_error.currency' }]);
+  }
   if (dataType === 'currency') return { currency: options?.currency ?? 'USD' };
   return isEnum ? { values: options!.values } : null;
 }
