@@ -19,6 +19,7 @@ import { quotes } from './migrations/0013-quotes.ts';
 import { imports } from './migrations/0015-imports.ts';
 import { exportSearch } from './migrations/0016-export-search.ts';
 import { storedJson } from './migrations/0017-stored-json.ts';
+import { stageHistoryNames } from './migrations/0018-stage-history-names.ts';
 
 function migrations(database: Database): Record<string, Migration> {
   return {
@@ -39,6 +40,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0015-imports': imports(database.dialect),
     '0016-export-search': exportSearch(database.dialect),
     '0017-stored-json': storedJson,
+    '0018-stage-history-names': stageHistoryNames,
   };
 }
 

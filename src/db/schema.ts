@@ -302,6 +302,8 @@ export interface DealStageHistoryTable extends Tenant {
   deal_id: string;
   pipeline_id: string;
   stage_id: string;
+  /** The stage's name once it is deleted (null while it exists: its current name is read). */
+  stage_name?: string | null;
   entered_at: number;
   left_at: number | null;
   created_at: number;

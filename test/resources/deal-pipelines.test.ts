@@ -125,7 +125,10 @@ describe('deal pipelines', () => {
     expect(moved.closed_at).toBeGreaterThan(0);
     const history = (await t.live.get(`/v1/deals/${d1.id}/stage-history`)).json().data;
     expect(history.map((h: Json) => [h.stage_id, h.left_at === null])).toEqual([[won, true], [a, false]]);
-    expect(history[1].stage_name).toBeNull();
+    // The deleted stage's stay keeps the name it had, in the history and on the deal's timeline.
+    expect(history[1].stage_name).toBe('A');
+    const timeline = (await t.live.get(`/v1/deals/${d1.id}/timeline?limit=200`)).json().data;
+    expect(timeline.map((e: Json) => e.summary)).toContain('Entered stage A');
     const changed = (await t.live.get('/v1/events?type=deal.stage_changed&limit=200')).json().data;
     expect(changed.filter((e: Json) => e.data.object.previous_stage_id === a).length).toBe(2);
     const summary = await ok(t.live.get(`/v1/deals/summary?pipeline_id=${p.id}`));

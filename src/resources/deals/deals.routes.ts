@@ -28,7 +28,7 @@ const HistorySchema = Type.Object({
   deal_id: Type.String({ description: 'The deal', examples: ['dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   pipeline_id: Type.String({ description: 'The pipeline of the stage', examples: ['pip_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   stage_id: Type.String({ description: 'The stage', examples: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
-  stage_name: Nullable(Type.String({ description: 'Name of the stage now; null once the stage was deleted', examples: ['Proposal'] })),
+  stage_name: Nullable(Type.String({ description: 'Name of the stage now; once the stage is deleted, the name it had then', examples: ['Proposal'] })),
   entered_at: Type.Integer({ description: 'When the deal entered the stage, unix seconds', examples: [1767225600] }),
   left_at: Nullable(Type.Integer({ description: 'When the deal left the stage, unix seconds; null while it is there', examples: [1767312000] })),
   seconds_in_stage: Type.Integer({ description: 'Seconds spent in the stage: until left_at, or until now while the deal is there', examples: [86400] }),

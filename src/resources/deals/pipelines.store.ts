@@ -170,6 +170,11 @@ async function dealsIn(w: WriteContext, column: 'pipeline_id' | 'stage_id', id: 
   return Number(n);
 }
 
+/** Stages about to be deleted: their stays in deals' histories (of deals moved elsewhere since) keep their names. */
+async function keepNames(w: WriteContext, stages: Array<{ id: string; name: string }>): Promise<void> {
+  for (const stage of stages) await updateIn(w.tx, 'deal_stage_history', w.scope).set({ stage_name: stage.name }).where('stage_id', '=', stage.id).execute();
+}
+
 export async function deletePipeline(w: WriteContext, id: string) {
   const pipeline = await readPipeline(w.tx, w.scope, id);
   if (pipeline.is_default) throw conflict('The default pipeline cannot be deleted; make another pipeline the default first');
@@ -178,6 +183,7 @@ export async function deletePipeline(w: WriteContext, id: string) {
   changedStages(w);
   const stageIds = pipeline.stages.map((s) => s.id);
   await deleteIn(w.tx, 'deal_stage_totals', w.scope).where('stage_id', 'in', stageIds).execute();
+  await keepNames(w, pipeline.stages);
   await deleteIn(w.tx, 'deal_stages', w.scope).where('pipeline_id', '=', id).execute();
   await deleteIn(w.tx, 'deal_pipelines', w.scope).where('id', '=', id).execute();
   w.emit('deal_pipeline.deleted', pipeline);
@@ -226,6 +232,7 @@ export async function deleteStage(w: WriteContext, pipelineId: string, stageId: 
   if (n > 0 && moveTo === undefined) throw conflict(`Stage has ${n} deals; give move_to=<stage_id> of the same pipeline to move them`);
   if (n > 0) await moveStageDeals(w, stage, stages.find((s) => s.id === moveTo)!);
   await deleteIn(w.tx, 'deal_stage_totals', w.scope).where('stage_id', '=', stageId).execute();
+  await keepNames(w, [stage]);
   await deleteIn(w.tx, 'deal_stages', w.scope).where('id', '=', stageId).execute();
   await renumber(w, 'deal_stages', stages.filter((s) => s.id !== stageId).map((s) => s.id));
   await touch(w, pipelineId);
