@@ -2,7 +2,7 @@
 // currency or tax rate); a client never sends an amount. Rounding, half to even, happens in exactly
 // three places: each line's subtotal (quantity × unit_price) and total (after its discount), each
 // from its exact value, and the tax on the sum of the line totals. Everything else is a sum.
-import { badRequest, notFound, validationError, type FieldError } from '../../platform/errors.ts';
+import { badRequest, conflict, notFound, validationError, type FieldError } from '../../platform/errors.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { lineAmounts, taxOn, toScaled } from './money.ts';
@@ -45,13 +45,17 @@ function scaled(value: number, loc: Array<string | number>, errors: FieldError[]
   return result ?? 0n;
 }
 
-/** The products the lines name, each checked: of the tenant (404), active and in `currency` (400). */
-async function productsOf(w: WriteContext, lines: LineIn[], currency: string) {
+/**
+ * The products the lines name, each checked: of the tenant (404; 409 for the quote's own lines,
+ * `stored`, whose product was deleted since), active and in `currency` (400).
+ */
+async function productsOf(w: WriteContext, lines: LineIn[], currency: string, stored: boolean) {
   const ids = [...new Set(lines.flatMap((l) => (l.product_id ? [l.product_id] : [])))];
   const rows = ids.length === 0 ? [] : await selectIn(w.tx, 'products', w.scope).selectAll().where('id', 'in', ids).execute();
   const byId = new Map(rows.map((p) => [p.id, p]));
   for (const id of ids) {
     const product = byId.get(id);
+    if (!product && stored) throw conflict(`Product ${id} of this quote's line items was deleted; give line_items to change the quote`);
     if (!product) throw notFound('Product not found');
     if (!product.active) throw badRequest(`Product ${id} is not active`);
     if (product.currency !== currency) throw badRequest(`Product ${id} is priced in ${product.currency}; the quote is in ${currency}`);
@@ -59,9 +63,9 @@ async function productsOf(w: WriteContext, lines: LineIn[], currency: string) {
   return byId;
 }
 
-/** The lines as stored and the quote's totals, or 400/404/422 naming what is wrong. */
-export async function computeTotals(w: WriteContext, lines: LineIn[], currency: string, taxPercent: number): Promise<Totals> {
-  const products = await productsOf(w, lines, currency);
+/** The lines as stored and the quote's totals, or 400/404/409/422 naming what is wrong; `stored`: the quote's own lines, recomputed. */
+export async function computeTotals(w: WriteContext, lines: LineIn[], currency: string, taxPercent: number, stored = false): Promise<Totals> {
+  const products = await productsOf(w, lines, currency, stored);
   const errors: FieldError[] = [];
   const out: LineOut[] = [];
   let subtotal = 0n;

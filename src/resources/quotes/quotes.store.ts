@@ -55,7 +55,7 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
   if (before && input.line_items === undefined && input.currency === undefined && input.tax_percent === undefined) return;
   const lines = (input.line_items as LineIn[] | undefined) ?? (before ? storedLines(before).map(asInput) : []);
   const currency = String(row.currency ?? before?.currency);
-  const totals = await computeTotals(w, lines, currency, Number(row.tax_percent ?? before?.tax_percent ?? 0));
+  const totals = await computeTotals(w, lines, currency, Number(row.tax_percent ?? before?.tax_percent ?? 0), input.line_items === undefined && before !== undefined);
   Object.assign(row, totals, { line_items: JSON.stringify(totals.line_items) });
 }
 
