@@ -45,6 +45,22 @@ async function importAndWait(t: T, given: Parameters<typeof upload>[2]) {
 }
 
 describe('imports', () => {
+  it('links each created contact as a create would: its company by domain and its suppression, a refused row between', async () => {
+    const t = await tenant(app);
+    const listId = await list(t);
+    const company = (await t.live.post('/v1/companies', { name: 'Engines', domain: 'engines.example' })).json().data;
+    const suppressions = await list(t, 'suppressions');
+    expect((await t.live.post(`/v1/lists/${suppressions}/entries`, { values: ['blocked.example'] })).statusCode).toBe(201);
+    const csv = 'Email,Name\nada@engines.example,Ada\nnot-an-address,Nobody\nbob@blocked.example,Bob\ncy@elsewhere.example,Cy\n';
+    const { done } = await importAndWait(t, { csv, fields: { object: 'contacts', list_id: listId, mapping: { Email: 'work_email', Name: 'name' } } });
+    expect(done).toMatchObject({ status: 'completed_with_errors', created: 3, failed: 1 });
+    const people = Object.fromEntries((await contactsOf(t, listId)).map((p) => [p.name, [p.company_id, p.suppressed]]));
+    expect(people).toEqual({ Ada: [company.id, false], Bob: [null, true], Cy: [null, false] });
+    // The same as creating them one by one through the API.
+    const one = (await t.live.post('/v1/contacts', { name: 'Dee', work_email: 'dee@engines.example', list_id: listId })).json().data;
+    expect([one.company_id, one.suppressed]).toEqual([company.id, false]);
+  });
+
   it('imports mapped contacts with custom fields onto a list, with progress events', async () => {
     const t = await tenant(app);
     expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'plan', data_type: 'text' })).statusCode).toBe(201);

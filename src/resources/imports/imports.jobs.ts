@@ -11,7 +11,7 @@ import { DEFAULT_MAX_ATTEMPTS, defineJobKind } from '../../platform/jobs/kinds.t
 import { assertRecord, findMatch } from '../../platform/resource/assert.ts';
 import type { FieldDefinition } from '../../platform/resource/custom-fields.ts';
 import type { Resource } from '../../platform/resource/define.ts';
-import { createRecord } from '../../platform/resource/store.ts';
+import { createAhead, createRecord } from '../../platform/resource/store.ts';
 import { selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { toValidationError, validatorCompiler } from '../../platform/validation.ts';
@@ -65,10 +65,14 @@ function errorsOf(error: AppError): Array<{ field: string | null; message: strin
   });
 }
 
-/** Writes one row as the API would: all of it, or nothing and its errors (`w.attempt`). */
-async function writeRow(r: Resource, w: WriteContext, mode: WriteMode, input: Record<string, unknown>): Promise<Outcome> {
+/** The errors of a row the API's validation refuses, as a refused request would name them. */
+function refused(r: Resource, mode: WriteMode, input: Record<string, unknown>): Outcome | undefined {
   const validate = validatorOf(r, mode);
-  if (!validate(input)) return { errors: errorsOf(toValidationError(validate.errors ?? [], 'body', r.routes?.messages ?? {})) };
+  return validate(input) ? undefined : { errors: errorsOf(toValidationError(validate.errors ?? [], 'body', r.routes?.messages ?? {})) };
+}
+
+/** Writes one valid row as the API would: all of it, or nothing and its errors (`w.attempt`). */
+async function writeRow(r: Resource, w: WriteContext, mode: WriteMode, input: Record<string, unknown>): Promise<Outcome> {
   // Creates leave their rows queued, to be inserted together: no later row reads them (`flush`).
   const done = await w.attempt(async (): Promise<Outcome> => {
     if (mode === 'create') return { action: 'created', id: (await createRecord(r, w, input)).id };
@@ -119,15 +123,18 @@ export async function runImport(database: Database, scope: Scope, id: string, op
     const counts = { created: 0, updated: 0, skipped: 0, failed: 0 };
     const errors: Array<RowError & { n: number }> = [];
     const listed: string[] = [];
-    for (const row of batch) {
-      let outcome: Outcome;
-      if ('error' in row) {
-        outcome = { errors: [{ field: null, message: row.error }] };
-      } else {
-        const input = rowInput(r, columns, row.record, defs);
-        if (current.list_id && object.list === 'field' && input.list_id === undefined) input.list_id = current.list_id;
-        outcome = await writeRow(r, w, mode, input);
-      }
+    const inputs = batch.map((row) => {
+      if ('error' in row) return { outcome: { errors: [{ field: null, message: row.error }] } as Outcome };
+      const input = rowInput(r, columns, row.record, defs);
+      if (current.list_id && object.list === 'field' && input.list_id === undefined) input.list_id = current.list_id;
+      return { input, outcome: refused(r, mode, input) };
+    });
+    // What the valid rows would read to be created (the group's `readAhead`), in one statement for the batch.
+    const ahead = mode === 'update' ? undefined : r.hooks?.readAhead;
+    if (ahead) await w.readAheadAll(ahead, inputs.flatMap(({ input, outcome }) => (input && !outcome ? [createAhead(r, input)!.key()] : [])));
+    for (const [i, row] of batch.entries()) {
+      const { input, outcome: refusal } = inputs[i];
+      const outcome = refusal ?? await writeRow(r, w, mode, input!);
       if ('errors' in outcome) {
         counts.failed++;
         outcome.errors.slice(0, ERRORS_PER_ROW).forEach((e, n) => errors.push({ row: row.row, n, column: e.field ? headerOf.get(e.field) ?? e.field : null, message: e.message.slice(0, 1000) }));
