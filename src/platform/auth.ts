@@ -175,6 +175,25 @@ function enter(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, orgId: s
 }
 
 /**
+ * Whether the request's credential would still be admitted now, for a request that lasts (a live
+ * event stream asks before each delivery): the key neither revoked nor expired, the route's scope
+ * still granted, and the organization it acts in still its own or a linked client. Revocations in
+ * this process are seen at once, those in others within the key cache's two seconds. Charges no
+ * rate limit: the request was charged when it arrived.
+ */
+export async function stillAdmitted(deps: AuthDeps, request: FastifyRequest): Promise<boolean> {
+  try {
+    const key = await identify(deps, request);
+    if (!key || key.mode !== request.scope.mode || (key.expiresAt !== null && key.expiresAt <= nowSeconds())) return false;
+    const scope = requiredScope(request.method, request.routeOptions.url ?? '');
+    if (scope !== null && !grants(key.scopes, scope)) return false;
+    return (await targetOf(deps.database.db, deps.links, request, key)) === request.scope.orgId;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Authenticates the request and charges its organization's rate limit; every response carries the
  * rate-limit headers. With the key cached and an in-process limiter this runs synchronously (no
  * promise, no query): it returns a promise only when it has to wait, and throws or rejects with

@@ -284,6 +284,26 @@ describe('GET /v1/events (Server-Sent Events)', () => {
     expect(s.events.map((e) => e.data.data.object.id)).toEqual([mine]);
   });
 
+  it('ends once its key is revoked or loses events:read, sending nothing written after', async () => {
+    const t = await tenant(app);
+    for (const cut of ['revoke', 'narrow'] as const) {
+      const { api_key_id, api_key_token } = (await t.live.post('/auth/v1/api-keys', { name: `stream ${cut}` })).json().data;
+      const s = await open(api_key_token);
+      const before = await newList(t.live, `Before ${cut}`);
+      await s.waitFor(() => s.events.some((e) => e.data.data.object.id === before));
+      const changed = cut === 'revoke'
+        ? await t.live.delete(`/auth/v1/api-keys/${api_key_id}`)
+        : await t.live.patch(`/auth/v1/api-keys/${api_key_id}`, { scopes: ['lists:read'] });
+      expect(changed.statusCode, changed.body).toBe(200);
+      const after = await newList(t.live, `After ${cut}`);
+      // Within the key cache's two seconds, and before anything written after the change is sent.
+      await Promise.race([s.ended, new Promise((_, reject) => setTimeout(() => reject(new Error(`stream still open after ${cut}`)), 4000))]);
+      expect(s.events.map((e) => e.data.data.object.id), cut).not.toContain(after);
+      const again = await app.inject({ method: 'GET', url: '/v1/events', headers: { authorization: `Bearer ${api_key_token}`, accept: 'text/event-stream' } });
+      expect(again.statusCode, cut).toBe(cut === 'revoke' ? 401 : 403);
+    }
+  });
+
   it('ends when the client disconnects, and a new connection still works', async () => {
     const t = await tenant(app);
     const s = await open(t.live_token);
