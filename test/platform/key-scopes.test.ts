@@ -119,6 +119,12 @@ describe('PATCH /auth/v1/api-keys/{id}', () => {
     expect((await t.test.patch(`/auth/v1/api-keys/${live.api_key_id}`, { name: 'x' })).statusCode).toBe(404);
     const types = (await t.live.get('/v1/events?type=api_key.updated')).json().data;
     expect(types[types.length - 1]).toMatchObject({ previous_attributes: { name: 'restricted', scopes: ['contacts:write', 'lists:write'] } });
+    // The same name and scopes again: 200 with the key as it is, no event.
+    const same = (await t.live.get(`/auth/v1/api-keys/${key.api_key_id}`)).json().data;
+    const again = await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, { name: same.name, scopes: same.scopes });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().data).toEqual(same);
+    expect((await t.live.get('/v1/events?type=api_key.updated')).json().data).toHaveLength(types.length);
   });
 });
 

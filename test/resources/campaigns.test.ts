@@ -87,6 +87,16 @@ describe('campaigns', () => {
 
     const canonical = await createCampaign(t.live, { name: 'Zone', schedule: { timezone: 'utc', start_hour: 0, end_hour: 24 } });
     expect(canonical.schedule).toMatchObject({ timezone: 'UTC', start_hour: 0, end_hour: 24 });
+
+    // A schedule that normalizes to the stored one (defaults filled in, the zone's case) changes nothing.
+    const events = async () => (await t.live.get('/v1/events?type=campaign.updated&limit=200')).json().data.length;
+    const before = await events();
+    for (const schedule of [{}, { timezone: 'utc' }, { timezone: 'UTC', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9 }]) {
+      const res = await t.live.patch(`/v1/campaigns/${derived.id}`, { schedule });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data, JSON.stringify(schedule)).toEqual(derived);
+    }
+    expect(await events()).toBe(before);
   });
 
   it('refuses invalid bodies with the right status', async () => {

@@ -93,6 +93,12 @@ describe('field definitions', () => {
     expect(removed.statusCode).toBe(422);
     const events = (await t.live.get('/v1/events')).json().data.map((e: { type: string }) => e.type);
     expect(events).toEqual(expect.arrayContaining(['field.created', 'field.updated']));
+    const [updated] = (await t.live.get('/v1/events?type=field.updated')).json().data;
+    expect(updated.previous_attributes).toEqual({ title: field.title, options: { values: ['a', 'b'] } });
+    // The same title and values again: the field as it is, no event.
+    const same = await t.live.patch(`/v1/fields/${field.id}`, { title: 'Tier', options: { values: ['a', 'b', 'c'] } });
+    expect(same.json().data).toEqual(res.json().data);
+    expect((await t.live.get('/v1/events?type=field.updated')).json().data).toHaveLength(1);
   });
 });
 

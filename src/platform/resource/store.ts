@@ -13,7 +13,7 @@ import { versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type Ahead, type QueuedInsert, type WriteContext } from '../write.ts';
-import { changesOf, previous } from './changes.ts';
+import { changesOf, previous, same } from './changes.ts';
 import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, hasCustomFilters, whereCustomFields, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type FilterOp, type Resource, type Row } from './define.ts';
@@ -339,6 +339,8 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, giv
   await checkRefs(r, w, changedRefs);
   if (r.customFields) await writeCustomFields(r, w, changes, input.custom_fields, before);
   await r.hooks?.beforeWrite?.(w, changes, { before, input });
+  // What the hooks made of the input (normalized, defaults filled in) may be what the record holds.
+  if (!associations && input.custom_fields === undefined && Object.entries(changes).every(([name, value]) => same(value, before[name]))) return old;
   const uniqueChanged = Object.fromEntries(Object.entries(changes).filter(([name, v]) => r.fields[name]?.unique && v !== before[name]));
   if (Object.keys(uniqueChanged).length > 0) await uniqueConflict(r, w, uniqueChanged, id);
   changes.updated_at = w.now;
@@ -370,7 +372,7 @@ async function applyDependents(r: Resource, w: WriteContext, id: string): Promis
       if (rows.length === 0) continue;
       await updateIn(w.tx, table(dep.resource), w.scope).set({ [dep.column]: null, updated_at: w.now, ...(dep.resource.storedJson ? CLEARED : {}) } as never).where(sql.ref(dep.column), '=', id).execute();
       const records = await present(dep.resource, w.tx, w.scope, rows.map((row) => ({ ...row, [dep.column]: null, updated_at: w.now })));
-      for (const record of records) w.emit(resourceEvent(dep.resource.name, 'updated'), record, { [dep.column]: id, updated_at: rows.find((x) => x.id === record.id)!.updated_at });
+      for (const record of records) w.emit(resourceEvent(dep.resource.name, 'updated'), record, { [dep.column]: id });
     }
   }
 }

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { parseScopes } from '../../platform/credentials.ts';
 import { badRequest, forbidden, notFound } from '../../platform/errors.ts';
+import { previous } from '../../platform/resource/changes.ts';
 import { Data, errorResponses, Str } from '../../platform/schemas.ts';
 import { mutate } from '../../platform/write.ts';
 import * as rules from './api-keys.rules.ts';
@@ -78,8 +79,9 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
       await store.updateApiKey(w.tx, req.scope.orgId, key.id, { name: req.body.name, scopes });
       const before = store.toApiKey(key);
       const after = store.toApiKey((await store.findApiKey(w.tx, req.scope.orgId, key.id))!);
-      const previous = Object.fromEntries((['name', 'scopes'] as const).filter((f) => req.body[f] !== undefined).map((f) => [f, before[f]]));
-      w.emit('api_key.updated', { id: key.id, ...after }, previous);
+      // The same name or scopes again change nothing: no event.
+      const earlier = previous(before, after);
+      if (Object.keys(earlier).length > 0) w.emit('api_key.updated', { id: key.id, ...after }, earlier);
       return after;
     }).then(() => keys.forget(req.params.id));
   });

@@ -5,6 +5,7 @@ import type { DB } from '../../db/schema.ts';
 import { isCurrency } from '../../platform/currency.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { previous } from '../../platform/resource/changes.ts';
 import { stripField } from '../../platform/resource/custom-field-values.ts';
 import { definitionsChanged, fieldDefinitions, toDefinition, UNIQUE_TYPES, type DataType, type FieldDefinition } from '../../platform/resource/custom-fields.ts';
 import type { Resource } from '../../platform/resource/define.ts';
@@ -134,12 +135,14 @@ export async function updateField(w: WriteContext, objects: Resource[], id: stri
     if (dropped.length > 0) throw optionError(`Allowed values cannot be removed (records may hold them): ${dropped.join(', ')}`);
     changes.options = options ? JSON.stringify(options) : null;
   }
+  // Values the field has already change nothing: no write, no event.
+  const given = { ...input, ...(input.options !== undefined ? { options: checkOptions(before.data_type, input.options) } : {}) };
+  if (Object.keys(previous(before, { ...before, ...given } as FieldDefinition)).length === 0) return custom(before);
   changes.updated_at = w.now;
   await updateIn(w.tx, 'fields', w.scope).set(changes).where('id', '=', id).execute();
   definitionsChanged(w);
   const record = custom(await getDefinition(w.tx, w.scope, id));
-  const previous = Object.fromEntries(Object.keys(input).map((k) => [k, before[k as keyof FieldDefinition]]));
-  w.emit('field.updated', record, { ...previous, updated_at: before.updated_at });
+  w.emit('field.updated', record, previous(custom(before), record));
   return record;
 }
 

@@ -29,7 +29,7 @@ async function move(w: WriteContext, row: Row, type: EventType, changes: Record<
   const previous = Object.fromEntries(Object.keys(changes).map((k) => [k, quotes.fields[k].fromRow(row[k])]));
   // The state the API answered before; for the expiry itself, the state it expired from.
   const before = stateOf(w, row) === changes.status ? row.status : stateOf(w, row);
-  w.emit(type, record, { ...previous, status: before, updated_at: Number(row.updated_at) });
+  w.emit(type, record, { ...previous, status: before });
   return record;
 }
 
