@@ -17,14 +17,38 @@ const ROUTER_ERRORS: Record<string, () => AppError> = {
 /** The data API and key management; health, the OpenAPI document and the reference are outside. */
 export const isApiPath = (url: string | undefined): boolean => url !== undefined && (url.startsWith('/v1/') || url.startsWith('/auth/v1/'));
 
+// RFC 3986 §3.2.2–3.2.3: an IP literal or a registered name (an IPv4 address is one), and a port.
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
+const refused = (detail: string) => new AppError('bad_request', detail, { headers: { connection: 'close' } });
+
+/**
+ * How often the request names Host and Authorization (Node keeps the first of each and drops the
+ * others, which would leave the request meaning what its first line says and its second does not).
+ */
+function counts(rawHeaders: string[]): { host: number; authorization: number } {
+  let host = 0;
+  let authorization = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 4 && name.toLowerCase() === 'host') host++;
+    else if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
+  }
+  return { host, authorization };
+}
+
 /** What the platform refuses in any request before routing it, or undefined. */
 export function refusalOf(request: FastifyRequest): AppError | undefined {
   const raw = request.raw;
   if (expectationFailed(raw)) return new AppError('expectation_failed', EXPECTATION_DETAIL, { headers: { connection: 'close' } });
-  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
-  if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) {
-    return new AppError('bad_request', 'Host header is required', { headers: { connection: 'close' } });
-  }
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host, with more than one, or with one that is not a
+  // host and port, is a 400. Two credentials are one too many to choose from.
+  const host = raw.headers.host;
+  if (host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1) return refused('Host header is required');
+  const { host: hosts, authorization } = counts(raw.rawHeaders);
+  if (hosts > 1) return refused('Only one Host header is allowed');
+  if (host !== undefined && !HOST.test(host)) return refused('Host header is not a valid host');
+  if (authorization > 1) return refused('Only one Authorization header is allowed');
   return undefined;
 }
 

@@ -108,6 +108,27 @@ describe('answers made before a route runs', () => {
     expect((await rawRequest(port, `GET /v1/lists?limit=1 HTTP/1.0\r\nAuthorization: Bearer ${token}\r\n\r\n`)).status).toBe(200);
   });
 
+  it('answers two Host lines, a Host that is no host, or two Authorization lines 400 before the route runs', async () => {
+    const total = async () => (await org.test.get('/v1/lists?limit=1')).json().pagination.total as number;
+    const before = await total();
+    const body = '{"name":"Twice","type":"contacts"}';
+    const post = (headers: string) => `POST /v1/lists HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const cases: Array<[string, RegExp]> = [
+      [`Host: a\r\nHost: b\r\nAuthorization: Bearer ${token}\r\n`, /Only one Host header/],
+      [`Host: a b\r\nAuthorization: Bearer ${token}\r\n`, /Host header is not a valid host/],
+      [`Host: localhost\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer svc_test_nope\r\n`, /Only one Authorization header/],
+      [`Host: localhost\r\nAuthorization: Bearer svc_test_nope\r\nAuthorization: Bearer ${token}\r\n`, /Only one Authorization header/],
+    ];
+    for (const [headers, detail] of cases) {
+      const reply = await rawRequest(port, post(headers));
+      expectErrorShape(reply, 400, detail);
+    }
+    expect(await total()).toBe(before);
+    for (const host of ['localhost:8080', '127.0.0.1', '[::1]:3000', 'api.example.com']) {
+      expect((await rawRequest(port, `GET /v1/lists?limit=1 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\n\r\n`)).status, host).toBe(200);
+    }
+  });
+
   it('answers unknown routes 404 with the rate-limit headers, charged to the client address without a key', async () => {
     const known = await rawRequest(port, get('/v1/no-such-thing'));
     expectErrorShape(known, 404, /^Not Found$/);
