@@ -1,5 +1,6 @@
 // Answers made before a route runs: an unknown route, a URL the router refuses (over-long path
-// segment, bad percent-encoding), a request without `Host`, an `Expect` the server cannot meet. They
+// segment, bad percent-encoding in the path or the query), a request without `Host` (or with two),
+// an `Expect` the server cannot meet. They
 // are answered in the error shape like any other, and on the API's paths the caller is charged as
 // for any request, so the answer carries the rate-limit headers (of the key's organization, or of
 // the client address when the key is missing or invalid) and a caller over its budget gets 429.
@@ -49,6 +50,17 @@ export function refusalOf(request: FastifyRequest): AppError | undefined {
   if (hosts > 1) return refused('Only one Host header is allowed');
   if (host !== undefined && !HOST.test(host)) return refused('Host header is not a valid host');
   if (authorization > 1) return refused('Only one Authorization header is allowed');
+  // The query string's escapes must decode (`%zz`, or bytes that are not UTF-8), as the path's must:
+  // read leniently, a filter would silently match the text as sent.
+  const url = raw.url ?? '';
+  const query = url.indexOf('?');
+  if (query >= 0 && url.includes('%', query)) {
+    try {
+      decodeURIComponent(url.slice(query + 1));
+    } catch {
+      return badRequest('Malformed query string: a percent-escape is not valid UTF-8');
+    }
+  }
   return undefined;
 }
 

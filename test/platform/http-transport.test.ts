@@ -87,6 +87,15 @@ describe('answers made before a route runs', () => {
     expectRateLimitHeaders(reply);
   });
 
+  it('answers a bad percent-encoding in the query 400 rather than filtering on the text as sent', async () => {
+    for (const query of ['title=%zz', 'title=%ff%fe', 'title=caf%C3', 'title=100%']) {
+      const reply = await rawRequest(port, get(`/v1/contacts?${query}`));
+      expectErrorShape(reply, 400, /Malformed query string/);
+      expectRateLimitHeaders(reply);
+    }
+    expect((await rawRequest(port, get('/v1/contacts?title=caf%C3%A9%20%2B'))).status).toBe(200);
+  });
+
   it('answers an Expect other than 100-continue 417, and honours 100-continue', async () => {
     const refused = await rawRequest(port, get('/v1/lists', 'Expect: something-else\r\n'));
     expectErrorShape(refused, 417, /100-continue/);
