@@ -1,10 +1,10 @@
 // Live delivery of a tenant's events as Server-Sent Events. A stream remembers the seq of the last
 // event it sent and only ever asks the store for "this tenant's events after that seq", so replay
 // after Last-Event-ID, in-process wake-ups and the timer poll (which carries events committed by
-// other processes) all go through one query and can neither skip nor repeat an event. Before each
-// catch-up (at least every POLL_MS) the stream checks that its key would still be admitted: a key
+// other processes) all go through one query and can neither skip nor repeat an event. After each
+// read (at least every POLL_MS) the stream checks that its key would still be admitted: a key
 // revoked, expired, narrowed or unlinked from the client ends the stream (a reconnect is then 401
-// or 403, saying why), with nothing sent after the change is seen.
+// or 403, saying why), with nothing sent that was read after the change is seen.
 import { once } from 'node:events';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -60,10 +60,11 @@ export function streamEvents(request: FastifyRequest, reply: FastifyReply, optio
     try {
       do {
         again = false;
-        if (!(await stillAdmitted(authDepsOf(request.server.services), request))) return end();
         let rows;
         do {
           rows = await eventsAfter(database.db, scope, lastSeq, options.type, BATCH);
+          // Checked once the rows are read: none read after the key stopped being admitted is sent.
+          if (!(await stillAdmitted(authDepsOf(request.server.services), request))) return end();
           for (const row of rows) {
             if (ended) return;
             await write(frame(row));
