@@ -339,8 +339,10 @@ export async function updateRecord(r: Resource, w: WriteContext, id: string, giv
   await checkRefs(r, w, changedRefs);
   if (r.customFields) await writeCustomFields(r, w, changes, input.custom_fields, before);
   await r.hooks?.beforeWrite?.(w, changes, { before, input });
-  // What the hooks made of the input (normalized, defaults filled in) may be what the record holds.
-  if (!associations && input.custom_fields === undefined && Object.entries(changes).every(([name, value]) => same(value, before[name]))) return old;
+  // What the hooks made of the input (normalized, defaults filled in) may be what the record holds
+  // (compared as read: PostgreSQL answers a JSON column parsed, a 64-bit integer as text).
+  const read = (name: string, value: unknown) => (r.fields[name] ? r.fields[name].fromRow(value) : value);
+  if (!associations && input.custom_fields === undefined && Object.entries(changes).every(([name, value]) => same(read(name, value), read(name, before[name])))) return old;
   const uniqueChanged = Object.fromEntries(Object.entries(changes).filter(([name, v]) => r.fields[name]?.unique && v !== before[name]));
   if (Object.keys(uniqueChanged).length > 0) await uniqueConflict(r, w, uniqueChanged, id);
   changes.updated_at = w.now;
