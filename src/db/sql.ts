@@ -2,6 +2,15 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from './database.ts';
 
+/**
+ * `in` a list of texts given as one parameter (an array on PostgreSQL, JSON on SQLite; see
+ * `textList`): one statement text for any number of values, each looked up on its index.
+ */
+export const inTextList = (dialect: Dialect): string => (dialect === 'postgres' ? '= any(?::text[])' : 'in (select value from json_each(?))');
+
+/** The parameter `inTextList` takes for `values`. */
+export const textList = (dialect: Dialect, values: string[]): unknown => (dialect === 'postgres' ? values : JSON.stringify(values));
+
 /** A column by name, or an expression. */
 type Operand = string | RawBuilder<unknown>;
 const operand = (c: Operand) => (typeof c === 'string' ? sql.ref(c) : c);

@@ -1,7 +1,7 @@
 // JSON request bodies: Fastify's own parser (which refuses `__proto__` members and `constructor`
 // members holding `prototype`), with three differences a client notices:
-// - an empty body is no body: a PATCH sent with a JSON Content-Type and nothing else is then
-//   `No fields to update`, as without the header (route-rules.ts gives body routes `{}`);
+// - an empty body is `{}`, as no body is on routes whose body is an object (route-rules.ts): a PATCH
+//   sent with a JSON Content-Type and nothing else is `No fields to update`, as without the header;
 // - bytes that are not UTF-8 are 400: decoding them would store U+FFFD in their place, silently;
 // - a body refused for a forbidden member name says so, rather than that it is not JSON.
 import type { FastifyInstance } from 'fastify';
@@ -22,7 +22,7 @@ export function installJsonBodies(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
-    if (body.length === 0) return done(null, undefined);
+    if (body.length === 0) return done(null, {});
     let text: string;
     try {
       text = utf8.decode(body);

@@ -31,19 +31,6 @@ const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
   done();
 };
 
-/** The same where only a JSON body is an object (beside other media types): an empty JSON body is `{}`. */
-const emptyJsonIsEmpty: preValidationHookHandler = (request, _reply, done) => {
-  if (request.body === undefined && request.headers['content-type']?.startsWith('application/json')) request.body = {};
-  done();
-};
-
-/** The hook giving a route's object body `{}` for none, if its body is one. */
-function bodyDefault(body: { type?: unknown; content?: Record<string, { schema?: { type?: unknown } }> }): preValidationHookHandler | undefined {
-  if (body.type === 'object') return absentBodyIsEmpty;
-  if (body.content?.['application/json']?.schema?.type === 'object') return emptyJsonIsEmpty;
-  return undefined;
-}
-
 const hooks = <T>(existing: T | T[] | undefined): T[] => (existing === undefined ? [] : [existing].flat() as T[]);
 
 function applyRules(route: RouteOptions): void {
@@ -53,9 +40,8 @@ function applyRules(route: RouteOptions): void {
   if (!methods.some((m) => BODY_METHODS.has(m))) return;
   if (schema.body === undefined) {
     route.preValidation = [...hooks<preValidationHookHandler>(route.preValidation), refuseBody] as RouteOptions['preValidation'];
-  } else {
-    const hook = bodyDefault(schema.body as Parameters<typeof bodyDefault>[0]);
-    if (hook) route.preValidation = [hook, ...hooks<preValidationHookHandler>(route.preValidation)] as RouteOptions['preValidation'];
+  } else if ((schema.body as { type?: unknown }).type === 'object') {
+    route.preValidation = [absentBodyIsEmpty, ...hooks<preValidationHookHandler>(route.preValidation)] as RouteOptions['preValidation'];
   }
 }
 

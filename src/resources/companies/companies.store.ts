@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf, type Dialect } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
+import { inTextList, textList } from '../../db/sql.ts';
 import type { DB } from '../../db/schema.ts';
 import { validationError } from '../../platform/errors.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
@@ -19,15 +20,13 @@ export const contactCount = (table: string) =>
 
 // The contacts of each of the companies named by id, the ids one parameter (an array, JSON on
 // SQLite): one text for any number of them, counted on the company_id index.
-const countsSql = (dialect: Dialect) => `select company_id, count(*) as n from contacts where org_id = ? and mode = ? and company_id ${
-  dialect === 'postgres' ? '= any(?::text[])' : 'in (select value from json_each(?))'} group by company_id`;
+const countsSql = (dialect: Dialect) => `select company_id, count(*) as n from contacts where org_id = ? and mode = ? and company_id ${inTextList(dialect)} group by company_id`;
 const CONTACT_COUNTS = statement<{ company_id: string; n: number | string }>({ sqlite: countsSql('sqlite'), postgres: countsSql('postgres') });
 
 /** Adds `contact_count` to companies read without it (a page on SQLite, a search, an export, a write's answer). */
 export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void> {
   const dialect = dialectOf(db);
-  const ids = rows.map((r) => r.id);
-  const counts = await CONTACT_COUNTS.all(db, dialect, [scope.orgId, scope.mode, dialect === 'postgres' ? ids : JSON.stringify(ids)]);
+  const counts = await CONTACT_COUNTS.all(db, dialect, [scope.orgId, scope.mode, textList(dialect, rows.map((r) => r.id))]);
   const byId = new Map(counts.map((c) => [c.company_id, Number(c.n)]));
   rows.forEach((r, i) => {
     records[i].contact_count = byId.get(r.id) ?? 0;

@@ -3,6 +3,7 @@
 // so that the resource definition can name it without an import cycle.
 import type { Dialect } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
+import { textList } from '../../db/sql.ts';
 import type { ReadAhead } from '../../platform/write.ts';
 import { domainOf, suppressionProbes } from '../lists/suppression.ts';
 
@@ -39,10 +40,7 @@ export const createReads: ReadAhead<CreateKey, CreateFound> = {
     return { list: row.list_id as string, domain: domainOf(emails[0]), probes: suppressionProbes(emails) };
   },
   async read(tx, dialect, scope, keys) {
-    const set = (values: string[]) => {
-      const distinct = [...new Set(values)];
-      return dialect === 'postgres' ? distinct : JSON.stringify(distinct);
-    };
+    const set = (values: string[]) => textList(dialect, [...new Set(values)]);
     const { orgId, mode } = scope;
     const rows = await CREATE_READS.all(tx, dialect, [
       orgId, mode, set(keys.map((k) => k.list)),

@@ -4,6 +4,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
+import { inTextList, textList } from '../../db/sql.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
@@ -42,14 +43,13 @@ export async function read(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: s
 
 // Which of the contacts named by id exist, the ids one parameter (an array, JSON on SQLite): one
 // text for any number of them, answered from the tenant's index without reading a row.
-const existingSql = (dialect: Dialect) => `select id from contacts where org_id = ? and mode = ? and id ${
-  dialect === 'postgres' ? '= any(?::text[])' : 'in (select value from json_each(?))'}`;
+const existingSql = (dialect: Dialect) => `select id from contacts where org_id = ? and mode = ? and id ${inTextList(dialect)}`;
 const EXISTING = statement<{ id: string }>({ sqlite: existingSql('sqlite'), postgres: existingSql('postgres') });
 
 /** The ids among `ids` of contacts that exist, in one statement. */
 export async function existingIds(db: Kysely<DB>, dialect: Dialect, scope: Scope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await EXISTING.all(db, dialect, [scope.orgId, scope.mode, dialect === 'postgres' ? ids : JSON.stringify(ids)]);
+  const rows = await EXISTING.all(db, dialect, [scope.orgId, scope.mode, textList(dialect, ids)]);
   return new Set(rows.map((row) => row.id));
 }
 

@@ -25,6 +25,7 @@ const frame = (row: Parameters<typeof toEvent>[0]) => `id: ${row.id}\nevent: ${r
 /** Takes over the response and streams the tenant's events after `afterSeq` until shutdown or disconnect. */
 export function streamEvents(request: FastifyRequest, reply: FastifyReply, options: { afterSeq: number; type?: string }): void {
   const { database, hub, closing, config } = request.server.services;
+  const auth = authDepsOf(request.server.services);
   const scope = request.scope;
   const res = reply.raw;
   let lastSeq = options.afterSeq;
@@ -64,7 +65,7 @@ export function streamEvents(request: FastifyRequest, reply: FastifyReply, optio
         do {
           rows = await eventsAfter(database.db, scope, lastSeq, options.type, BATCH);
           // Checked once the rows are read: none read after the key stopped being admitted is sent.
-          if (!(await stillAdmitted(authDepsOf(request.server.services), request))) return end();
+          if (!(await stillAdmitted(auth, request))) return end();
           for (const row of rows) {
             if (ended) return;
             await write(frame(row));

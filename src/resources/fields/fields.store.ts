@@ -125,19 +125,23 @@ export async function updateField(w: WriteContext, objects: Resource[], id: stri
   refuseBuiltIn(objects, id);
   const before = await getDefinition(w.tx, w.scope, id);
   const changes: Record<string, unknown> = {};
-  if (input.title !== undefined) changes.title = input.title;
-  if (input.description !== undefined) changes.description = input.description;
-  if (input.required !== undefined) changes.required = input.required ? 1 : 0;
+  const after: FieldDefinition = { ...before };
+  if (input.title !== undefined) changes.title = after.title = input.title;
+  if (input.description !== undefined) changes.description = after.description = input.description;
+  if (input.required !== undefined) {
+    after.required = input.required;
+    changes.required = input.required ? 1 : 0;
+  }
   if (input.options !== undefined) {
     const options = checkOptions(before.data_type, input.options);
     // Removing an allowed value would leave records holding it invalid: values are only added.
     const dropped = (before.options?.values ?? []).filter((v) => !options?.values?.includes(v));
     if (dropped.length > 0) throw optionError(`Allowed values cannot be removed (records may hold them): ${dropped.join(', ')}`);
+    after.options = options;
     changes.options = options ? JSON.stringify(options) : null;
   }
   // Values the field has already change nothing: no write, no event.
-  const given = { ...input, ...(input.options !== undefined ? { options: checkOptions(before.data_type, input.options) } : {}) };
-  if (Object.keys(previous(before, { ...before, ...given } as FieldDefinition)).length === 0) return custom(before);
+  if (Object.keys(previous(before, after)).length === 0) return custom(before);
   changes.updated_at = w.now;
   await updateIn(w.tx, 'fields', w.scope).set(changes).where('id', '=', id).execute();
   definitionsChanged(w);
