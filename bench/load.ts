@@ -48,6 +48,8 @@ export interface RoundResult {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** CPU time (user + system) the load generator itself used in the round, in seconds. */
+  loadCpuSeconds: number;
 }
 
 interface Request {
@@ -184,7 +186,9 @@ async function round(spec: LoadSpec, seconds: number, requests: Step[]): Promise
     requests,
   });
   instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const cpuBefore = process.cpuUsage();
   const result = await instance;
+  const cpu = process.cpuUsage(cpuBefore);
   const sorted = Float64Array.from(latencies).sort();
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;
@@ -201,6 +205,7 @@ async function round(spec: LoadSpec, seconds: number, requests: Step[]): Promise
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
+    loadCpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
 }
 

@@ -91,12 +91,16 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('(a) bare node:http JSON', shared.a_node_http),
     figureRow('(b) bare Fastify JSON', shared.b_fastify_json),
     figureRow('(c) bare Fastify GET by id (prepared)', r.baselines.c_get_by_id),
+    `${figureRow('(g) (c) + what every answer must carry', r.baselines.g_get_floor)}  ((g) / (c) ${ratio(r.baselines.g_get_floor.rps, r.baselines.c_get_by_id.rps)}; service / (g) ${ratio(s.s1_get_one.rps, r.baselines.g_get_floor.rps)})`,
     figureRow('(d) bare Fastify single-row insert', r.baselines.d_insert),
     figureRow('(e) bare Fastify filtered page + count', r.baselines.e_filtered_page),
     figureRow('(e) the same, title contains', r.baselines.e_titled_page),
     figureRow('1 GET /v1/contacts/{id}', s.s1_get_one),
     ...(s.s1x2_two_cores
-      ? [figureRow('1x2 GET one, service on one core', s.s1x2_two_cores.oneCore), `${figureRow(`1x2 GET one, service on cores ${s.s1x2_two_cores.cores}`, s.s1x2_two_cores.twoCores)}${s.s1x2_two_cores.sharedWithLoad ? '  (one shared with the load)' : ''}`]
+      ? [
+        `${figureRow('1x2 GET one, service on one core', s.s1x2_two_cores.oneCore)}  (load generator ${s.s1x2_two_cores.oneCore.loadCpuUsPerRequest} µs CPU a request)`,
+        `${figureRow(`1x2 GET one, service on cores ${s.s1x2_two_cores.cores}`, s.s1x2_two_cores.twoCores)}${s.s1x2_two_cores.sharedWithLoad ? `  (one shared with the load: at most ${s.s1x2_two_cores.bound} of one core)` : ''}`,
+      ]
       : []),
     figureRow(`2 GET /v1/contacts?limit=50 (total ${num(s.s2_list_first_page.total)})`, s.s2_list_first_page),
     figureRow('2u GET /v1/contacts?created_after=<new each time>', s.s2u_list_uncached),

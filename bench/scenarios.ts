@@ -31,6 +31,8 @@ export interface Figure {
   cpuUsPerRequest: number | null;
   /** Share of one core the server used while loaded; well under 1 means the load generator, not the server, set the pace. */
   serverCpuShare: number | null;
+  /** The load generator's own CPU time per request (measured rounds, microseconds). */
+  loadCpuUsPerRequest: number | null;
   statuses: Record<string, number>;
   /** Responses whose status was not the expected one, and connection errors. */
   unexpected: number;
@@ -41,11 +43,17 @@ export interface StoreResult {
   store: StoreKind;
   seed: { contacts: number; deals: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
   /** Baseline (e) twice: the statements of the created_at window (2u) and of title contains (4u). */
-  baselines: { c_get_by_id: Figure; d_insert: Figure; e_filtered_page: Figure; e_titled_page: Figure };
+  /** Baseline (g): baseline (c) with only what every authenticated answer must carry, measured in turn with (c) and scenario 1. */
+  baselines: { c_get_by_id: Figure; g_get_floor: Figure; d_insert: Figure; e_filtered_page: Figure; e_titled_page: Figure };
   scenarios: {
     s1_get_one: Figure;
-    /** SQLite: GET one by the service pinned to one core and to two (`cores`), in turn; null elsewhere. */
-    s1x2_two_cores: { oneCore: Figure; twoCores: Figure; cores: string; sharedWithLoad: boolean } | null;
+    /**
+     * SQLite: GET one by the service pinned to one core and to two (`cores`), in turn; null
+     * elsewhere. `bound`: with one of the two cores the load generator's, the most any server can
+     * gain there over one core, from the CPU per request of the service (S) and of the load (L):
+     * 2S / (S + L); null when the second core is the server's own.
+     */
+    s1x2_two_cores: { oneCore: Figure; twoCores: Figure; cores: string; sharedWithLoad: boolean; bound: number | null } | null;
     /** coldMs: the first request, before any answer was cached. */
     s2_list_first_page: Figure & { total: number; coldMs: number };
     /** The list filtered by a `created_after` no request asked before, with its total: uncached. */
@@ -87,10 +95,13 @@ export function summarize(result: LoadResult, expected: number[], cpuSeconds: nu
   }
   const mid = median(rps);
   const requests = [result.warmup, ...rounds].reduce((n, r) => n + (r?.requests ?? 0), 0);
+  const measured = rounds.reduce((n, r) => n + r.requests, 0);
+  const loadCpu = rounds.reduce((t, r) => t + r.loadCpuSeconds, 0);
   return {
     rps: Math.round(mid),
     cpuUsPerRequest: cpuSeconds === null || requests === 0 ? null : Math.round((cpuSeconds / requests) * 1e7) / 10,
     serverCpuShare: cpuSeconds === null ? null : Math.round((cpuSeconds / [result.warmup, ...rounds].reduce((t, r) => t + (r?.seconds ?? 0), 0)) * 100) / 100,
+    loadCpuUsPerRequest: measured === 0 ? null : Math.round((loadCpu / measured) * 1e7) / 10,
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     spread: mid ? Math.round(((Math.max(...rps) - Math.min(...rps)) / mid) * 1000) / 1000 : 0,
@@ -163,8 +174,8 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
   const servers: Server[] = [];
   let small: Awaited<ReturnType<typeof smallStore>> | undefined;
   const logFile = join(ctx.workDir, `service-${kind}.log`);
-  const start = async (script: string, env: Record<string, string>, cores?: string) => {
-    const server = await startServer(script, env, script.includes('instrumented') ? logFile : undefined, cores);
+  const start = async (script: string, env: Record<string, string>, cores?: string, log?: string) => {
+    const server = await startServer(script, env, log ?? (script.includes('instrumented') ? logFile : undefined), cores);
     servers.push(server);
     return server;
   };
@@ -216,11 +227,16 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
       rssAfter[name] = Math.round((await service.stats()).rssBytes / 1e5) / 10;
     };
     const bareGet = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId });
-    const [c, s1] = await measureInTurn([
+    // Baseline (g) logs its line per request as the service does, to a file beside the service's.
+    const floorGet = await start('bench/baselines/fastify-get-floor.ts',
+      { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId, BENCH_TOKEN: big.token, ...RAISED_LIMITS }, undefined, join(ctx.workDir, `floor-${kind}.log`));
+    const [c, g, s1] = await measureInTurn([
       { server: bareGet, spec: specFor(bareGet, { kind: 'random-id', path: '/contacts/', idsFile }) },
+      { server: floorGet, spec: specFor(floorGet, getOneSpec) },
       { server: service, spec: specFor(service, getOneSpec) },
     ], [200]);
     await stop(bareGet);
+    await stop(floorGet);
     await noteRss('s1');
 
     // 1x2 (SQLite): the same reads by the service on two cores, in turn with it on one. A second
@@ -231,7 +247,10 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
       const wide = await start('bench/instrumented-server.ts', { ...serviceEnv(store.url, RAISED_LIMITS), WORKERS: 'off' }, TWO_SERVER_CORES);
       const [one, two] = await measureInTurn([{ server: service, spec: specFor(service, getOneSpec) }, { server: wide, spec: specFor(wide, getOneSpec) }], [200]);
       await stop(wide);
-      twoCores = { oneCore: one, twoCores: two, cores: TWO_SERVER_CORES, sharedWithLoad: TWO_SERVER_CORES.split(',').includes(String(LOAD_CORE)) };
+      const sharedWithLoad = TWO_SERVER_CORES.split(',').includes(String(LOAD_CORE));
+      const [service1, load1] = [one.cpuUsPerRequest, one.loadCpuUsPerRequest];
+      const bound = sharedWithLoad && service1 && load1 ? Math.round(((2 * service1) / (service1 + load1)) * 1000) / 1000 : null;
+      twoCores = { oneCore: one, twoCores: two, cores: TWO_SERVER_CORES, sharedWithLoad, bound };
     }
 
     const firstStarted = performance.now();
@@ -395,7 +414,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     return {
       store: kind,
       seed: { contacts: big.contacts, deals: seededDeals.deals, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
-      baselines: { c_get_by_id: c, d_insert: d, e_filtered_page: e, e_titled_page: eTitled },
+      baselines: { c_get_by_id: c, g_get_floor: g, d_insert: d, e_filtered_page: e, e_titled_page: eTitled },
       scenarios: {
         s1_get_one: s1,
         s1x2_two_cores: twoCores,

@@ -5,10 +5,13 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { CREATION_LAG_SECONDS, firstIdAt } from '../../src/platform/ids.ts';
 import { TITLE_SCAN_MAX } from '../../src/resources/contacts/contacts.store.ts';
+import { suppressedSql } from '../../src/resources/lists/suppression.ts';
 
 export interface BareStore {
   /** One live contact of `org` by id, on the primary key (org_id, mode, id) as the service reads it. */
   getContact(org: string, id: string): Promise<Record<string, unknown> | undefined>;
+  /** The same contact with `suppressed`, by the statement the service runs for it (baseline (g)). */
+  getContactSuppressed(org: string, id: string): Promise<Record<string, unknown> | undefined>;
   insertContact(row: Record<string, unknown>): Promise<void>;
   /** Live contacts of `org` created in [after, before), newest first: the page of baseline (e). */
   createdPage(org: string, after: number, before: number, limit: number): Promise<Array<Record<string, unknown>>>;
@@ -43,6 +46,10 @@ const phrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
 const DEAL_COLUMNS = 'org_id, mode, id, name, amount, currency, pipeline_id, stage_id, status, probability, expected_close_date, closed_at, company_id, owner, source, tags, custom_fields, created_at, updated_at';
 const DEALS_PAGE = `select ${DEAL_COLUMNS} from deals where org_id = ? and mode = 'live' and pipeline_id = ? and stage_id = ? and id < ? order by id desc limit ?`;
 
+// A contact and its `suppressed`, as the service reads one (contacts.store.ts).
+const withSuppressed = (dialect: 'sqlite' | 'postgres') =>
+  `select c.*, ${suppressedSql(dialect)} as suppressed from contacts c where c.id = ? and c.org_id = ? and c.mode = 'live'`;
+
 const COLUMNS = ['id', 'org_id', 'mode', 'list_id', 'name', 'first_name', 'last_name', 'title', 'company', 'company_id', 'work_email', 'email_domain',
   'personal_email', 'phone', 'linkedin_url', 'city', 'country', 'seniority', 'department', 'tags', 'created_at', 'updated_at'];
 
@@ -55,6 +62,7 @@ export function openBareStore(url: string): BareStore {
     db.exec('PRAGMA temp_store = MEMORY');
     db.exec('PRAGMA cache_size = -32768');
     const get = db.prepare("select * from contacts where org_id = ? and mode = 'live' and id = ?");
+    const getSuppressed = db.prepare(withSuppressed('sqlite'));
     const insert = db.prepare(`insert into contacts (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
     const page = db.prepare(PAGE);
     const count = db.prepare(`select count(*) as n from contacts where ${CREATED}`);
@@ -81,6 +89,7 @@ export function openBareStore(url: string): BareStore {
       createdPage: async (org, after, before, limit) => page.all(...pageValues(org, after, before, limit)) as Array<Record<string, unknown>>,
       createdCount: async (org, after, before) => Number((count.get(org, after, before) as { n: number }).n),
       getContact: async (org, id) => get.get(org, id) as Record<string, unknown> | undefined,
+      getContactSuppressed: async (org, id) => getSuppressed.get(id, org) as Record<string, unknown> | undefined,
       insertContact: async (row) => {
         insert.run(...(COLUMNS.map((c) => row[c] ?? null) as never[]));
       },
@@ -109,6 +118,7 @@ export function openBareStore(url: string): BareStore {
     createdCount: async (org, after, before) =>
       Number((await pool.query({ name: 'created_count', text: numbered(`select count(*) as n from contacts where ${CREATED}`), values: [org, after, before] })).rows[0].n),
     getContact: async (org, id) => (await pool.query({ name: 'get_contact', text: "select * from contacts where org_id = $1 and mode = 'live' and id = $2", values: [org, id] })).rows[0],
+    getContactSuppressed: async (org, id) => (await pool.query({ name: 'get_contact_suppressed', text: numbered(withSuppressed('postgres')), values: [id, org] })).rows[0],
     insertContact: async (row) => {
       await pool.query({ name: 'insert_contact', text: insertText, values: COLUMNS.map((c) => row[c] ?? null) });
     },
