@@ -1,6 +1,6 @@
 // Answers made before a route runs: an unknown route, a URL the router refuses (over-long path
-// segment, bad percent-encoding in the path or the query), a request without `Host` (or with two),
-// an `Expect` the server cannot meet. They
+// segment, bad percent-encoding in the path or the query), an HTTP version other than 1.x, a request
+// without `Host` (or with two), an `Expect` the server cannot meet. They
 // are answered in the error shape like any other, and on the API's paths the caller is charged as
 // for any request, so the answer carries the rate-limit headers (of the key's organization, or of
 // the client address when the key is missing or invalid) and a caller over its budget gets 429.
@@ -42,6 +42,9 @@ function counts(rawHeaders: string[]): { host: number; authorization: number } {
 export function refusalOf(request: FastifyRequest): AppError | undefined {
   const raw = request.raw;
   if (expectationFailed(raw)) return new AppError('expectation_failed', EXPECTATION_DETAIL, { headers: { connection: 'close' } });
+  // Node's parser refuses HTTP/1.2 or 3.0 (a 400 from transport.ts) but lets HTTP/2.0 and 0.9 through
+  // in HTTP/1 framing, which neither version has: refused the same way, not answered as 1.1.
+  if (raw.httpVersionMajor !== 1) return refused('Unsupported HTTP version: send HTTP/1.1 or HTTP/1.0');
   // RFC 9112 §3.2: an HTTP/1.1 request without Host, with more than one, or with one that is not a
   // host and port, is a 400. Two credentials are one too many to choose from.
   const host = raw.headers.host;

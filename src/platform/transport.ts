@@ -83,9 +83,14 @@ export function noteAnswered(req: IncomingMessage): void {
   if (!req.complete && req.socket) answeredEarly.set(req.socket, req);
 }
 
+/** Connections refused by a raw answer, written or waiting for the answers ahead of it. */
+const refusing = new WeakSet<Socket>();
+
 /** Fastify's `clientErrorHandler`: Node's HTTP parser or its request deadline refused the connection. */
 function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Once refused, the parser stays failed: what else the client sends (or its hang-up) fails again,
+  // and is answered by the one refusal.
+  if (error.code === 'ECONNRESET' || socket.destroyed || refusing.has(socket)) return;
   if (answeredEarly.get(socket)?.complete === false) {
     socket.destroy();
     return;
@@ -107,14 +112,26 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
     request.emit('error', new AppError(kind, detail, { headers: { connection: 'close' } }));
     return;
   }
+  refusing.add(socket);
   this.log.info({ status, code: error.code }, 'client error');
+  afterAnswersInFlight(socket, () => {
+    if (!socket.writable) return socket.destroy();
+    socket.setTimeout(1000, () => socket.destroy());
+    socket.end(rawAnswer(status, detail), () => socket.destroy());
+  });
+}
+
+/**
+ * Runs `then` once the answers to requests that came before on the connection (pipelined ahead of
+ * the one refused) are written, so each is answered, in order, before the refusal closes it. Node
+ * hands the socket to the next queued answer in its own 'finish' listener, which runs before this one.
+ * An answer to a request not yet received whole is the refused request's own (a 401 made before its
+ * body): the refusal replaces it.
+ */
+function afterAnswersInFlight(socket: Socket, then: () => void): void {
   const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-  if (!socket.writable || res?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  socket.setTimeout(1000, () => socket.destroy());
-  socket.end(rawAnswer(status, detail), () => socket.destroy());
+  if (!res || res.writableFinished || !res.req?.complete) return then();
+  res.once('finish', () => afterAnswersInFlight(socket, then));
 }
 
 /**

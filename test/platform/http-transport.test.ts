@@ -81,6 +81,24 @@ describe('answers made before a route runs', () => {
     expect(await reply.closedAfterMs).toBeLessThan(2000);
   });
 
+  it('answers requests pipelined ahead of a malformed one, each in order, before refusing it and closing', async () => {
+    const connection = await RawConnection.open(port);
+    connection.write(`${get('/v1/lists?limit=1')}${get('/v1/contacts?limit=1')}GARBAGE\r\n\r\n`);
+    expect(await connection.closed).toBeLessThan(5000);
+    const statuses = [...connection.text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    expect(statuses, connection.text).toEqual([200, 200, 400]);
+    expect(connection.text).toMatch(/"data":\[[\s\S]*"data":\[[\s\S]*Malformed HTTP request/);
+  });
+
+  it('answers an HTTP/2.0 or HTTP/0.9 request line 400, not as HTTP/1.1', async () => {
+    for (const version of ['HTTP/2.0', 'HTTP/0.9']) {
+      const reply = await rawRequest(port, `GET /v1/lists ${version}\r\n${auth()}\r\n`);
+      expectErrorShape(reply, 400, /Unsupported HTTP version/);
+      expectRateLimitHeaders(reply);
+      expect(reply.headers.connection).toBe('close');
+    }
+  });
+
   it('answers a bad percent-encoding in the path 400 with the rate-limit headers', async () => {
     const reply = await rawRequest(port, get('/v1/lists/%E0%A4%A'));
     expectErrorShape(reply, 400, /Malformed URL/);
