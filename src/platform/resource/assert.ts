@@ -9,7 +9,7 @@ import type { WriteContext } from '../write.ts';
 import { changesOf } from './changes.ts';
 import { checkValue, definitionsIn, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
-import { createRecord, getRow, presentOne, updateRecord } from './store.ts';
+import { applyUpdate, createRecord, getRow, presentOne, selectRow } from './store.ts';
 import { selectIn, type TenantTable } from './tenancy.ts';
 
 export type AssertAction = 'created' | 'updated' | 'noop';
@@ -44,7 +44,8 @@ export async function findMatch(r: Resource, w: WriteContext, input: Record<stri
     keyed = true;
     // The oldest record with the key, picked here: `order by id` (or `min(id)`) would let SQLite walk
     // the tenant's ids in order instead of reading the key's index, a scan of the tenant.
-    const rows = await selectIn(w.tx, r.table as TenantTable, w.scope).selectAll().where(sql.ref(field), '=', value).execute() as Row[];
+    // Read as by id (getRow), with what the resource reads alongside: an update starts from this row.
+    const rows = await selectRow(r, selectIn(w.tx, r.table as TenantTable, w.scope), true).where(sql.ref(field), '=', value).execute() as Row[];
     if (rows.length > 0) return rows.reduce((a, b) => (b.id < a.id ? b : a));
   }
   const custom = (input.custom_fields ?? {}) as Record<string, unknown>;
@@ -68,8 +69,11 @@ export async function assertRecord(r: Resource, w: WriteContext, input: Record<s
   }
   if (!found) return { action: 'created', record: await createRecord(r, w, input) };
   const changes = await changesOf(r, w, found, input);
-  if (Object.keys(changes).length === 0) return { action: 'noop', record: await presentOne(r, w.tx, w.scope, found) };
+  const old = await presentOne(r, w.tx, w.scope, found);
+  if (Object.keys(changes).length === 0) return { action: 'noop', record: old };
   // The definition's instructions (`inputs`, e.g. `force`) go with the changes to the same write path.
   const instructions = Object.fromEntries(Object.entries(input).filter(([name]) => !r.fields[name] && Object.hasOwn(r.inputs?.update ?? {}, name)));
-  return { action: 'updated', record: await updateRecord(r, w, found.id, { ...changes, ...instructions }) };
+  const record = await applyUpdate(r, w, found, old, { ...changes, ...instructions });
+  // The hooks may have made of the changes what the record holds already.
+  return { action: record === old ? 'noop' : 'updated', record };
 }

@@ -328,10 +328,19 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
 }
 
 export async function updateRecord(r: Resource, w: WriteContext, id: string, given: Record<string, unknown>): Promise<ApiRecord> {
-  const { fields: input, associations } = splitAssociations(r, given);
   const before = await getRow(r, w.tx, w.dialect, w.scope, id);
   const old = await presentOne(r, w.tx, w.scope, before);
   if (Object.keys(await changesOf(r, w, before, given)).length === 0) return old;
+  return applyUpdate(r, w, before, old, given);
+}
+
+/**
+ * Writes `given` over the row `before` (presented: `old`), where the caller found that it changes
+ * something; what the hooks make of it may still be what the row holds, and then nothing is written.
+ */
+export async function applyUpdate(r: Resource, w: WriteContext, before: Row, old: ApiRecord, given: Record<string, unknown>): Promise<ApiRecord> {
+  const { fields: input, associations } = splitAssociations(r, given);
+  const id = before.id as string;
   const changes: Record<string, unknown> = {};
   // Members that are no field (the definition's `inputs`) reach the hooks through `input` only.
   for (const [name, value] of Object.entries(input)) if (r.fields[name]) changes[name] = r.fields[name].toRow(value);

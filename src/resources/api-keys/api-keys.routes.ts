@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { parseScopes } from '../../platform/credentials.ts';
+import { parseScopes, serializeScopes } from '../../platform/credentials.ts';
 import { badRequest, forbidden, notFound } from '../../platform/errors.ts';
 import { previous } from '../../platform/resource/changes.ts';
 import { Data, errorResponses, Str } from '../../platform/schemas.ts';
@@ -76,12 +76,13 @@ export async function apiKeyRoutes(fastify: FastifyInstance): Promise<void> {
       const key = await store.findApiKey(w.tx, req.scope.orgId, req.params.id, visibleMode(req));
       if (!key) throw notFound('API key not found');
       if (scopes) rules.checkNarrowing(parseScopes(key.scopes), req.apiKey.scopes, scopes);
-      await store.updateApiKey(w.tx, req.scope.orgId, key.id, { name: req.body.name, scopes });
       const before = store.toApiKey(key);
-      const after = store.toApiKey((await store.findApiKey(w.tx, req.scope.orgId, key.id))!);
-      // The same name or scopes again change nothing: no event.
+      const after = store.toApiKey({ ...key, name: req.body.name ?? key.name, scopes: scopes ? serializeScopes(scopes) : key.scopes });
+      // The same name or scopes again change nothing: no write, no event.
       const earlier = previous(before, after);
-      if (Object.keys(earlier).length > 0) w.emit('api_key.updated', { id: key.id, ...after }, earlier);
+      if (Object.keys(earlier).length === 0) return before;
+      await store.updateApiKey(w.tx, req.scope.orgId, key.id, { name: req.body.name, scopes });
+      w.emit('api_key.updated', { id: key.id, ...after }, earlier);
       return after;
     }).then(() => keys.forget(req.params.id));
   });
