@@ -78,3 +78,5 @@ export const forbidden = (detail: string) => new AppError('forbidden', detail);
 export const unauthorized = (detail: string) => new AppError('unauthorized', detail);
 export const validationError = (errors: FieldError[]) => new AppError('validation', errors);
 export const cursorError = (detail: string) => new AppError('bad_request', detail, { extra: { type: 'bad_request' } });
+/** A cursor that is not one the service issued in form: given twice, too long, not its characters. */
+export const malformedCursor = () => cursorError('Malformed cursor: pass back a next_cursor exactly as returned');

@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { canonicalJson } from './canonical-json.ts';
-import { cursorError } from './errors.ts';
+import { cursorError, malformedCursor } from './errors.ts';
 
 export interface PageQuery {
   page?: number;
@@ -51,7 +51,7 @@ interface CursorPayload {
 
 function decode(secret: string, bound: string, cursor: string): CursorPayload {
   const dot = cursor.indexOf('.');
-  if (cursor.length > MAX_CURSOR_LENGTH || dot <= 0 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor)) throw cursorError('Malformed cursor: pass back a next_cursor exactly as returned');
+  if (cursor.length > MAX_CURSOR_LENGTH || dot <= 0 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor)) throw malformedCursor();
   const payload = cursor.slice(0, dot);
   // Compared as text, not as decoded bytes: base64url has several spellings of the same bytes (the
   // unused low bits of the last character), and only the one issued is a valid cursor.
@@ -65,7 +65,7 @@ function decode(secret: string, bound: string, cursor: string): CursorPayload {
     if ((typeof parsed.k !== 'string' && typeof parsed.k !== 'number') || !Number.isInteger(parsed.p) || parsed.p < 2) throw new Error('shape');
     return parsed;
   } catch {
-    throw cursorError('Malformed cursor: pass back a next_cursor exactly as returned');
+    throw malformedCursor();
   }
 }
 

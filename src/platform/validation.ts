@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { AppError, validationError, type FieldError } from './errors.ts';
+import { AppError, malformedCursor, validationError, type FieldError } from './errors.ts';
 
 function makeAjv(coerceTypes: boolean | 'array') {
   const ajv = new Ajv({
@@ -74,6 +74,9 @@ export interface RouteMessages {
 
 export function toValidationError(errors: ErrorObject[], part: string, messages: RouteMessages = {}): AppError {
   const where = LOC[part] ?? part;
+  // A `cursor` is opaque: anything but one as issued is 400 (the specification), never a 422 about
+  // its type or length (given twice, it is a list).
+  if (where === 'query' && errors.some((e) => fieldPath(e)[0] === 'cursor')) return malformedCursor();
   for (const e of errors) {
     const path = fieldPath(e);
     const field = path.join('.');

@@ -126,6 +126,26 @@ describe('malformed requests', () => {
     }
   });
 
+  it('answers a body nested deeper than 64 levels with 400, whatever route it is sent to', async () => {
+    const t = await tenant(app);
+    const nested = (depth: number) => {
+      let value = '1';
+      for (let i = 0; i < depth; i++) value = `{"a":${value}}`;
+      return value;
+    };
+    for (const [url, fields] of [['/v1/tasks', '"title":"Deep"'], ['/v1/contacts', '"name":"Deep"'], ['/v1/lists', '"name":"Deep","type":"leads"']]) {
+      for (const depth of [65, 5000]) {
+        const res = await raw(t.live_token, `{${fields},"custom_fields":${nested(depth)}}`, 'application/json', url);
+        expect(res.statusCode, `${url} at ${depth}`).toBe(400);
+        expect(res.json()).toEqual({ detail: 'Request body nests objects and arrays deeper than 64 levels' });
+      }
+    }
+    // 64 levels in all are read (and refused for what they say); brackets inside strings do not count.
+    expect((await raw(t.live_token, `{"title":"Deep","custom_fields":${nested(63)}}`, 'application/json', '/v1/tasks')).statusCode).toBe(422);
+    const brackets = await raw(t.live_token, JSON.stringify({ title: `${'['.repeat(200)}{"]`, description: '}'.repeat(200) }), 'application/json', '/v1/tasks');
+    expect(brackets.statusCode).toBe(201);
+  });
+
   it('answers a JSON value that is not an object with 422', async () => {
     const t = await tenant(app);
     for (const body of ['[1,2]', 'null', '"text"', '42']) expectFieldErrors(await raw(t.live_token, body, 'application/json'));

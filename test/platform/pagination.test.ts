@@ -176,6 +176,10 @@ describe('cursors', () => {
     ];
     for (const bad of variants) expectCursorError(await t.live.get(`/v1/contacts?limit=1&cursor=${encodeURIComponent(bad)}`));
     expect((await t.live.get(`/v1/contacts?limit=1&cursor=${encodeURIComponent(cursor)}`)).statusCode).toBe(200);
+    // Given twice (a list), or longer than a route's schema allows: malformed too, never a 422.
+    expectCursorError(await t.live.get(`/v1/contacts?limit=1&cursor=${encodeURIComponent(cursor)}&cursor=${encodeURIComponent(cursor)}`));
+    expectCursorError(await t.live.get(`/v1/tasks?cursor=a&cursor=b`));
+    expectCursorError(await t.live.get(`/v1/deals/pipelines?cursor=${'A'.repeat(600)}`));
   });
 
   it('refuse a cursor from another endpoint, other filters, another organization or the other mode', async () => {

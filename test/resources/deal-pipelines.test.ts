@@ -78,6 +78,14 @@ describe('deal pipelines', () => {
     expect(changed).toMatchObject({ name: 'Third', color: null, checklist_stage_id: null });
     expect((await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, {})).json()).toEqual({ detail: 'No fields to update' });
     expect((await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { probability: 101 })).statusCode).toBe(422);
+    // A color is `#rrggbb`: seven characters that are not one are refused, on a stage and in a new pipeline.
+    for (const color of ['#GGGGGG', 'fuchsia', '#12345g']) {
+      const refused = await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { color });
+      expect(refused.statusCode, color).toBe(422);
+      expect(refused.json().detail[0].loc).toEqual(['body', 'color']);
+    }
+    expect((await t.live.post('/v1/deals/pipelines', { name: 'Colors', stages: [{ name: 'A', color: '#GGGGGG' }] })).statusCode).toBe(422);
+    expect(await ok(t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { color: '#A1b2C3' }))).toMatchObject({ color: '#A1b2C3' });
     const badType = await t.live.post(`/v1/deals/pipelines/${p.id}/stages`, { name: 'Bad', stage_type: 'maybe' });
     expect(badType.statusCode).toBe(400);
     expect(badType.json().detail).toMatch(/^Invalid stage_type/);

@@ -7,7 +7,7 @@ export type StageType = (typeof STAGE_TYPES)[number];
 
 const stageId = (description: string) => Str({ description, maxLength: 64, examples: ['stg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] });
 const probability = Type.Integer({ minimum: 0, maximum: 100, description: 'Chance of winning a deal in this stage, in percent (0–100); weights the amounts of the deals summary', examples: [25] });
-const color = Str({ description: 'Display color, `#rrggbb`', maxLength: 7, minLength: 7, examples: ['#4f46e5'] });
+const color = Type.String({ description: 'Display color, `#rrggbb`', pattern: '^#[0-9A-Fa-f]{6}$', examples: ['#4f46e5'] });
 const stageType = StringEnum(STAGE_TYPES, { description: '`open` while the deal is worked, `won` or `lost` once it is closed; a deal\'s status is the type of its stage', examples: ['open'] });
 const checklistStageId = Str({ description: 'Link a stage of a stage checklist pipeline (`cks_…`; unknown: 404 `Checklist stage not found`): deals then enter only with the evidence it requires. Null unlinks', maxLength: 64, examples: ['cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] });
 const stageName = Str({ description: 'Name of the stage', minLength: 1, maxLength: 100, examples: ['Proposal'] });
