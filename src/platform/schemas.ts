@@ -4,7 +4,7 @@
 import { Type, type TSchema } from 'typebox';
 
 // Validated with the `u` flag: a surrogate pair is one code point, a lone surrogate is refused.
-const NO_NUL = '^[^\\u0000\\ud800-\\udfff]*$';
+export const NO_NUL = '^[^\\u0000\\ud800-\\udfff]*$';
 
 interface StrOptions {
   description: string;

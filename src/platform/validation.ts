@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError, malformedCursor, validationError, type FieldError } from './errors.ts';
+import { NO_NUL } from './schemas.ts';
 
 function makeAjv(coerceTypes: boolean | 'array') {
   const ajv = new Ajv({
@@ -51,7 +52,8 @@ const MESSAGES: Record<string, (e: ErrorObject) => [string, string]> = {
   minimum: (e) => [`Input should be greater than or equal to ${e.params.limit}`, 'greater_than_equal'],
   maxItems: (e) => [`List should have at most ${e.params.limit} items`, 'too_long'],
   minItems: (e) => [`List should have at least ${e.params.limit} items`, 'too_short'],
-  pattern: () => ['String contains characters that are not allowed', 'string_pattern_mismatch'],
+  // Every text refuses NUL and lone surrogates (schemas.ts); a pattern of a field's own says what it wants.
+  pattern: (e) => [e.params.pattern === NO_NUL ? 'String contains characters that are not allowed' : `String should match pattern '${e.params.pattern}'`, 'string_pattern_mismatch'],
   additionalProperties: () => ['Extra inputs are not permitted', 'extra_forbidden'],
   uniqueItems: () => ['List items should be unique', 'unique_items'],
   const: (e) => [`Input should be ${JSON.stringify(e.params.allowedValue)}`, 'literal_error'],

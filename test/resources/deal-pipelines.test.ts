@@ -82,7 +82,7 @@ describe('deal pipelines', () => {
     for (const color of ['#GGGGGG', 'fuchsia', '#12345g']) {
       const refused = await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { color });
       expect(refused.statusCode, color).toBe(422);
-      expect(refused.json().detail[0].loc).toEqual(['body', 'color']);
+      expect(refused.json().detail[0]).toEqual({ loc: ['body', 'color'], msg: "String should match pattern '^#[0-9A-Fa-f]{6}$'", type: 'string_pattern_mismatch' });
     }
     expect((await t.live.post('/v1/deals/pipelines', { name: 'Colors', stages: [{ name: 'A', color: '#GGGGGG' }] })).statusCode).toBe(422);
     expect(await ok(t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { color: '#A1b2C3' }))).toMatchObject({ color: '#A1b2C3' });

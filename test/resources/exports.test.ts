@@ -98,6 +98,15 @@ describe('exports', () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail[0].loc).toEqual(['body', 'filters', 'min_employees']);
     expect((await t.live.post('/v1/exports', { object: 'companies', filters: { limit: 5 } })).statusCode).toBe(422);
+    // A value of another JSON type is refused, never converted: a filter takes its type or text as the query string gives it.
+    for (const [object, filters, type] of [
+      ['contacts', { list_id: 5 }, 'string_type'], ['contacts', { list_id: true }, 'string_type'], ['contacts', { title: null }, 'string_type'],
+      ['companies', { min_employees: true }, 'integer_type'], ['companies', { min_employees: null }, 'integer_type'],
+    ] as const) {
+      const mistyped = await t.live.post('/v1/exports', { object, filters });
+      expect(mistyped.statusCode, JSON.stringify(filters)).toBe(422);
+      expect(mistyped.json().detail[0]).toMatchObject({ loc: ['body', 'filters', Object.keys(filters)[0]], type });
+    }
     // A custom field that is not defined is refused at once, as the list route refuses it.
     const unknown = await t.live.post('/v1/exports', { object: 'contacts', filters: { 'custom_fields.nope': 'x' } });
     expect(unknown.statusCode, unknown.body).toBe(422);

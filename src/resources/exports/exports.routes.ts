@@ -61,10 +61,31 @@ const filterValidators = new Map<ImportObject, Validator>();
 const searchValidators = new Map<ImportObject, Validator>();
 const pagingRefused = (found: string[], at: string) => validationError(found.map((p) => ({ loc: ['body', at, p], msg: 'Paging parameters are not filters', type: 'extra_forbidden' })));
 
+/**
+ * Whether a JSON filter value is what the list route's query parameter of schema type `type` takes:
+ * its type, or text as the query string would give it; never null. The route's validator converts
+ * query text to numbers and booleans, and would turn `true` into 1 or `5` into "5" just as well.
+ */
+function fitsQueryType(type: unknown, value: unknown): boolean {
+  if (value === null) return false;
+  if (type === 'string') return typeof value === 'string';
+  if (type === 'integer' || type === 'number') return typeof value === 'number' || typeof value === 'string';
+  if (type === 'boolean') return typeof value === 'boolean' || typeof value === 'string';
+  return true;
+}
+
 /** The filters checked as the list route checks its query string, custom fields included (422 naming the filter). */
 async function checkFilters(database: Database, scope: Scope, object: ImportObject, filters: Record<string, unknown>): Promise<Record<string, unknown>> {
   const paging = PAGING.filter((p) => p in filters);
   if (paging.length > 0) throw pagingRefused(paging, 'filters');
+  const parameters = (IMPORTABLE[object].resource.schemas.query as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const mistyped = Object.entries(filters).filter(([name, value]) => !fitsQueryType(parameters[name]?.type, value));
+  if (mistyped.length > 0) {
+    throw validationError(mistyped.map(([name]) => {
+      const type = typeof parameters[name]?.type === 'string' ? parameters[name].type as string : 'string';
+      return { loc: ['body', 'filters', name], msg: `Input should be a valid ${type}`, type: `${type}_type` };
+    }));
+  }
   let validate = filterValidators.get(object);
   if (!validate) {
     const r = IMPORTABLE[object].resource;

@@ -68,7 +68,8 @@ export async function readField(db: Kysely<DB>, scope: Scope, objects: Resource[
 }
 
 const refuseBuiltIn = (objects: Resource[], id: string) => {
-  if (objects.some((r) => id.startsWith(`${r.plural}.`))) throw badRequest('Built-in fields are read-only');
+  // Only a field that exists is read-only; another `<object>.<name>` is not found, as on GET.
+  if (objects.flatMap(builtInFields).some((f) => f.id === id)) throw badRequest('Built-in fields are read-only');
 };
 
 const optionError = (msg: string) => validationError([{ loc: ['body', 'options'], msg, type: 'value_error' }]);
