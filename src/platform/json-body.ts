@@ -13,7 +13,7 @@ import { badRequest } from './errors.ts';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Levels of objects and arrays a body may nest: far more than any body of the API needs. */
-export const MAX_DEPTH = 64;
+const MAX_DEPTH = 64;
 
 /** Whether the JSON `text` nests objects and arrays deeper than `max`; brackets in strings do not count. */
 function nestsDeeperThan(text: string, max: number): boolean {
