@@ -61,15 +61,17 @@ async function getDefinition(db: Kysely<DB>, scope: Scope, id: string): Promise<
   return toDefinition(row);
 }
 
+/** The built-in field `id` (`<object>.<name>`) names, if any. */
+const builtInField = (objects: Resource[], id: string) => objects.flatMap(builtInFields).find((f) => f.id === id);
+
 /** One field: a custom one by `fld_…` id, a built-in one by `<object>.<name>`. */
 export async function readField(db: Kysely<DB>, scope: Scope, objects: Resource[], id: string): Promise<FieldRecord> {
-  const builtIn = objects.flatMap(builtInFields).find((f) => f.id === id);
-  return builtIn ?? custom(await getDefinition(db, scope, id));
+  return builtInField(objects, id) ?? custom(await getDefinition(db, scope, id));
 }
 
 const refuseBuiltIn = (objects: Resource[], id: string) => {
   // Only a field that exists is read-only; another `<object>.<name>` is not found, as on GET.
-  if (objects.flatMap(builtInFields).some((f) => f.id === id)) throw badRequest('Built-in fields are read-only');
+  if (builtInField(objects, id)) throw badRequest('Built-in fields are read-only');
 };
 
 const optionError = (msg: string) => validationError([{ loc: ['body', 'options'], msg, type: 'value_error' }]);
