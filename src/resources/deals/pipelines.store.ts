@@ -170,6 +170,8 @@ async function dealsIn(w: WriteContext, column: 'pipeline_id' | 'stage_id', id: 
   return Number(n);
 }
 
+const dealCount = (n: number) => `${n} ${n === 1 ? 'deal' : 'deals'}`;
+
 /** Stages about to be deleted: their stays in deals' histories (of deals moved elsewhere since) keep their names. */
 async function keepNames(w: WriteContext, stages: Array<{ id: string; name: string }>): Promise<void> {
   for (const stage of stages) await updateIn(w.tx, 'deal_stage_history', w.scope).set({ stage_name: stage.name }).where('stage_id', '=', stage.id).execute();
@@ -179,7 +181,7 @@ export async function deletePipeline(w: WriteContext, id: string) {
   const pipeline = await readPipeline(w.tx, w.scope, id);
   if (pipeline.is_default) throw conflict('The default pipeline cannot be deleted; make another pipeline the default first');
   const n = await dealsIn(w, 'pipeline_id', id);
-  if (n > 0) throw conflict(`Pipeline has ${n} deals; move or delete them first`);
+  if (n > 0) throw conflict(`Pipeline has ${dealCount(n)}; move or delete ${n === 1 ? 'it' : 'them'} first`);
   changedStages(w);
   const stageIds = pipeline.stages.map((s) => s.id);
   await deleteIn(w.tx, 'deal_stage_totals', w.scope).where('stage_id', 'in', stageIds).execute();
@@ -229,7 +231,7 @@ export async function deleteStage(w: WriteContext, pipelineId: string, stageId: 
   if (moveTo !== undefined && (moveTo === stageId || !stages.some((s) => s.id === moveTo))) {
     throw badRequest('move_to must be another stage of the same pipeline');
   }
-  if (n > 0 && moveTo === undefined) throw conflict(`Stage has ${n} deals; give move_to=<stage_id> of the same pipeline to move them`);
+  if (n > 0 && moveTo === undefined) throw conflict(`Stage has ${dealCount(n)}; give move_to=<stage_id> of the same pipeline to move ${n === 1 ? 'it' : 'them'}`);
   if (n > 0) await moveStageDeals(w, stage, stages.find((s) => s.id === moveTo)!);
   await deleteIn(w.tx, 'deal_stage_totals', w.scope).where('stage_id', '=', stageId).execute();
   await keepNames(w, [stage]);
