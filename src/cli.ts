@@ -15,23 +15,48 @@ import { WRITE_MODES, type WriteMode } from './resources/imports/imports.schemas
 import { IMPORT_OBJECTS, type ImportObject } from './resources/imports/objects.ts';
 import { grantCredits } from './resources/usage/usage.store.ts';
 
-const USAGE = `Usage: npm run --silent cli -- <command>
+const CLI = 'npm run --silent cli --';
 
-  migrate                                         apply pending migrations
-  orgs create --name <NAME> [--agency]            new organization with a live and a test key
-                                                  (--agency: it may have agency keys and clients)
-  orgs list                                       all organizations
-  orgs grant --org <ID> --credits <N> [--mode test]  add credits (live by default)
-  keys create --org <ID> --name <NAME> [--mode test] new API key (token printed once)
-  keys revoke <KEY_ID>                            revoke a key
-  jobs stats                                      background jobs by status, age of the oldest due job
-  jobs list [--status S] [--kind K] [--limit N]   the most recently changed jobs (50 by default)
-  jobs retry <JOB_ID>                             run a failed or dead job again, with all its attempts
-  import --org <ID> --file <CSV> [--object contacts|companies] [--list <LIST_ID>]
-         [--write-mode create|upsert|update] [--mapping '{"Email":"work_email"}'] [--mode test]
-                                                  import a CSV here, showing progress on stderr`;
+/** Every command: its arguments and what it does, for the overall usage and each command's own (`<command> --help`). */
+const COMMANDS: Record<string, { args: string; does: string }> = {
+  'migrate': { args: '', does: 'apply pending migrations (the server also does this at start)' },
+  'orgs create': { args: '--name <NAME> [--agency]', does: 'a new organization with a live and a test key, starting credits and sandbox data in test mode\n(--agency: it may have agency keys and clients); prints its id and both tokens' },
+  'orgs list': { args: '', does: 'all organizations' },
+  'orgs grant': { args: '--org <ID> --credits <N> [--mode test]', does: 'add credits to an organization\'s ledger (live mode unless --mode test)' },
+  'keys create': { args: '--org <ID> --name <NAME> [--mode test]', does: 'a new API key (live mode unless --mode test); its token is printed once' },
+  'keys revoke': { args: '<KEY_ID>', does: 'revoke a key' },
+  'jobs stats': { args: '', does: 'background jobs by status, and the age of the oldest due job' },
+  'jobs list': { args: '[--status S] [--kind K] [--limit N]', does: 'the most recently changed jobs (50 by default)' },
+  'jobs retry': { args: '<JOB_ID>', does: 'run a failed or dead job again, with all its attempts' },
+  'import': {
+    args: '--org <ID> --file <CSV> [--object contacts|companies] [--list <LIST_ID>]\n  [--write-mode create|upsert|update] [--mapping \'{"Email":"work_email"}\'] [--mode test]',
+    does: 'import a CSV in this process, as POST /v1/imports does, showing progress on stderr, then print the import.\nThe list must be of the same mode as the import: add --mode test for a list of test mode',
+  },
+};
 
-class UsageError extends Error {}
+const indent = (text: string, by: string) => text.split('\n').map((line) => `${by}${line}`).join('\n');
+const describe = (name: string) => `${indent(`${name} ${COMMANDS[name].args}`.trimEnd(), '  ')}\n${indent(COMMANDS[name].does, '      ')}`;
+
+const USAGE = `Usage: ${CLI} <command> (uses DATABASE_URL as the server does, prints JSON)
+
+${Object.keys(COMMANDS).map(describe).join('\n')}
+
+${CLI} <command> --help shows one command's usage.`;
+
+/** The usage of the commands `words` names (`orgs create`, or `orgs` for the group), or none for no such command. */
+function usageOf(words: string[]): string | undefined {
+  const prefix = words.join(' ');
+  const names = Object.keys(COMMANDS).filter((name) => name === prefix || name.startsWith(`${prefix} `));
+  if (prefix === '' || names.length === 0) return undefined;
+  if (names.length > 1) return `Usage: ${CLI} ${prefix} <command>\n\n${names.map(describe).join('\n')}`;
+  const [name] = names;
+  return `Usage: ${CLI} ${`${name} ${COMMANDS[name].args}`.trimEnd()}\n\n${indent(COMMANDS[name].does, '  ')}`;
+}
+
+class UsageError extends Error {
+  /** The usage to show with the message: the command's own, once known. */
+  usage?: string;
+}
 
 function need(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing ${flag}`);
@@ -44,16 +69,16 @@ function modeOf(value: string | undefined): Mode {
   throw new UsageError('--mode must be live or test');
 }
 
-async function run(database: Database, argv: string[]): Promise<unknown> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' },
-      status: { type: 'string' }, kind: { type: 'string' }, limit: { type: 'string' }, agency: { type: 'boolean' },
-      file: { type: 'string' }, object: { type: 'string' }, list: { type: 'string' }, 'write-mode': { type: 'string' }, mapping: { type: 'string' },
-    },
-  });
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' }, org: { type: 'string' }, mode: { type: 'string' }, credits: { type: 'string' },
+  status: { type: 'string' }, kind: { type: 'string' }, limit: { type: 'string' }, agency: { type: 'boolean' },
+  file: { type: 'string' }, object: { type: 'string' }, list: { type: 'string' }, 'write-mode': { type: 'string' }, mapping: { type: 'string' },
+} as const;
+
+const parse = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+
+async function run(database: Database, { values, positionals }: ReturnType<typeof parse>): Promise<unknown> {
   const [group, action, arg] = positionals;
   const config = loadConfig();
   const command = [group, action].filter(Boolean).join(' ');
@@ -119,21 +144,50 @@ async function run(database: Database, argv: string[]): Promise<unknown> {
   }
 }
 
-const database = openDatabase(loadConfig().databaseUrl);
+/**
+ * The usage asked for (`--help`, `-h` or `help`, alone or after a command), printed on stdout with
+ * nothing else done; undefined when the command is to run. An unknown command is a usage error.
+ */
+function helpAsked({ values, positionals }: ReturnType<typeof parse>): string | undefined {
+  const words = positionals[0] === 'help' ? positionals.slice(1) : positionals;
+  if (!values.help && words === positionals) return undefined;
+  if (words.length === 0) return USAGE;
+  // A command's own positional (`keys revoke key_…`) is not part of its name.
+  const usage = usageOf(words) ?? usageOf(words.slice(0, -1));
+  if (!usage) throw new UsageError(`unknown command: ${words.join(' ')}`);
+  return usage;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const parsed = parse(argv);
+  const help = helpAsked(parsed);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return;
+  }
+  const database = openDatabase(loadConfig().databaseUrl);
+  try {
+    const result = await run(database, parsed).catch((error: unknown) => {
+      if (error instanceof UsageError) error.usage ??= usageOf(parsed.positionals.slice(0, 2));
+      throw error;
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
 try {
-  const result = await run(database, process.argv.slice(2));
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await main(process.argv.slice(2));
 } catch (error) {
   if (error instanceof AppError) {
     process.stderr.write(`${typeof error.detail === 'string' ? error.detail : JSON.stringify(error.detail)}\n`);
     process.exitCode = 1;
   } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    process.stderr.write(`${(error as Error).message}\n\n${(error as UsageError).usage ?? USAGE}\n`);
     process.exitCode = 2;
   } else {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
-} finally {
-  await database.close();
 }

@@ -1,7 +1,7 @@
 // The administration CLI, run as a real process on the store of this run, checked through an app
 // on the same store.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -17,13 +17,15 @@ interface Run {
   stderr: string;
 }
 
-function cli(...args: string[]): Promise<Run> {
+function cliOn(databaseUrl: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: store } }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
 }
+
+const cli = (...args: string[]) => cliOn(store, ...args);
 
 /** The one JSON value a successful command prints. */
 function output(run: Run) {
@@ -108,7 +110,7 @@ describe('cli', () => {
     expect(output(await cli('keys', 'revoke', doomed.api_key_id))).toEqual({ api_key_id: doomed.api_key_id, revoked: true });
     const refused = await client(app, doomed.api_key_token).get('/v1/lists');
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ detail: 'API key not associated with an organization' });
+    expect(refused.json()).toEqual({ type: 'authentication_failed', detail: 'API key not associated with an organization' });
     expect((await cli('keys', 'revoke', doomed.api_key_id)).code).toBe(2);
 
     const granted = output(grantRun);
@@ -135,5 +137,65 @@ describe('cli', () => {
       expect(run.stdout).toBe('');
       expect(run.stderr).toContain('Usage:');
     }
+    // A known command's mistake shows that command's usage.
+    expect(runs[2].stderr).toMatch(/^missing --name\n\nUsage: npm run --silent cli -- orgs create --name <NAME> \[--agency\]\n/);
+  });
+
+  it('prints the usage on stdout and exits 0 for --help, -h or help, alone or after a command, without opening the store', { timeout: 90_000 }, async () => {
+    // A store that cannot be opened: asking for help must not need one.
+    const nowhere = `sqlite:${join(dir, 'missing', 'dir', 'cli.db')}`;
+    const help = (...args: string[]) => cliOn(nowhere, ...args);
+    const commands = ['migrate', 'orgs create', 'orgs list', 'orgs grant', 'keys create', 'keys revoke', 'jobs stats', 'jobs list', 'jobs retry', 'import'];
+    const [long, short, word] = await Promise.all([help('--help'), help('-h'), help('help')]);
+    for (const run of [long, short, word]) {
+      expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(/^Usage: npm run --silent cli -- <command>/);
+      for (const command of commands) expect(run.stdout).toContain(`\n  ${command}`);
+      expect(run.stdout).toContain('<command> --help');
+    }
+
+    const [importHelp, importWord, createHelp, revokeHelp, group] = await Promise.all([
+      help('import', '--help'), help('help', 'import'), help('orgs', 'create', '-h'), help('keys', 'revoke', 'key_x', '--help'), help('orgs', '--help'),
+    ]);
+    for (const run of [importHelp, importWord, createHelp, revokeHelp, group]) expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(importHelp.stdout).toMatch(/^Usage: npm run --silent cli -- import --org <ID> --file <CSV> .*\[--list <LIST_ID>\]/);
+    expect(importHelp.stdout).toContain('[--mode test]');
+    expect(importHelp.stdout).not.toContain('orgs create');
+    expect(importWord.stdout).toBe(importHelp.stdout);
+    expect(createHelp.stdout).toMatch(/^Usage: npm run --silent cli -- orgs create --name <NAME> \[--agency\]\n\n {2}a new organization/);
+    expect(revokeHelp.stdout).toMatch(/^Usage: npm run --silent cli -- keys revoke <KEY_ID>\n/);
+    expect(group.stdout).toMatch(/^Usage: npm run --silent cli -- orgs <command>\n/);
+    for (const command of ['orgs create', 'orgs list', 'orgs grant']) expect(group.stdout).toContain(`\n  ${command}`);
+    expect(group.stdout).not.toContain('keys create');
+
+    const unknown = await help('frobnicate', '--help');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^unknown command: frobnicate\n\nUsage:/);
+  });
+
+  it('says when an import names a list of the other mode of the same organization, and only then', { timeout: 90_000 }, async () => {
+    const file = join(dir, 'people.csv');
+    writeFileSync(file, 'Email,First Name\nada@example.com,Ada\n');
+    const test = client(app, acme.test_token);
+    const live = client(app, acme.live_token);
+    const testList = (await test.post('/v1/lists', { name: 'Sandbox import', type: 'contacts' })).json().data.id;
+    const liveList = (await live.post('/v1/lists', { name: 'Live import', type: 'contacts' })).json().data.id;
+    const other = output(await cli('orgs', 'create', '--name', 'Other Co'));
+    const foreignList = (await client(app, other.test_token).post('/v1/lists', { name: 'Not yours', type: 'contacts' })).json().data.id;
+
+    const importInto = (list: string, ...more: string[]) => cli('import', '--org', acme.org_id, '--file', file, '--list', list, ...more);
+    const [liveIntoTest, testIntoLive, foreign, foreignTest, unknown] = await Promise.all([
+      importInto(testList), importInto(liveList, '--mode', 'test'), importInto(foreignList), importInto(foreignList, '--mode', 'test'),
+      importInto('lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'),
+    ]);
+    expect(liveIntoTest).toMatchObject({ code: 1, stdout: '', stderr: 'List not found in live mode (is it a test-mode list? add --mode test)\n' });
+    expect(testIntoLive).toMatchObject({ code: 1, stdout: '', stderr: 'List not found in test mode (is it a live-mode list? leave out --mode test)\n' });
+    // Another organization's list is not found, with no hint that it exists.
+    for (const run of [foreign, foreignTest, unknown]) expect(run).toMatchObject({ code: 1, stdout: '', stderr: 'List not found\n' });
+
+    const imported = output(await importInto(testList, '--mode', 'test'));
+    expect(imported).toMatchObject({ status: 'completed', list_id: testList, created: 1 });
+    expect((await test.get(`/v1/contacts?list_id=${testList}`)).json().data.map((c: { work_email: string }) => c.work_email)).toEqual(['ada@example.com']);
   });
 });

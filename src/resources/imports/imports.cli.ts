@@ -3,6 +3,8 @@
 import { createReadStream } from 'node:fs';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
+import { notFound } from '../../platform/errors.ts';
+import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { runWrite } from '../../platform/write.ts';
 import { runImport } from './imports.jobs.ts';
@@ -39,8 +41,26 @@ export function progressPrinter(out: NodeJS.WriteStream, total: number) {
   };
 }
 
+async function listIn(database: Database, scope: Scope, listId: string): Promise<boolean> {
+  return (await selectIn(database.db, 'lists', scope).select('id').where('id', '=', listId).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * An operator who names a list of the organization's other mode (a sandbox list without `--mode test`)
+ * is told so, rather than only `List not found`. Only the same organization's lists are looked at.
+ */
+async function checkListMode(database: Database, scope: Scope, listId: string): Promise<void> {
+  if (await listIn(database, scope, listId)) return;
+  const other = scope.mode === 'live' ? 'test' : 'live';
+  if (!(await listIn(database, { orgId: scope.orgId, mode: other }, listId))) return;
+  throw notFound(scope.mode === 'live'
+    ? 'List not found in live mode (is it a test-mode list? add --mode test)'
+    : 'List not found in test mode (is it a live-mode list? leave out --mode test)');
+}
+
 /** Stores the file, creates the import (with its job, as the API does) and runs it here to its end. */
 export async function importFromCli(database: Database, config: Config, scope: Scope, given: CliImport) {
+  if (given.listId) await checkListMode(database, scope, given.listId);
   const id = newImportId();
   const received = await receiveFile(database.db, scope, id, createReadStream(given.file), config.importMaxBytes);
   const plan = await planImport(database.db, scope, id, received, { object: given.object, mode: given.mode, list_id: given.listId, mapping: given.mapping }, { source: 'upload', filename: given.file });
