@@ -1,5 +1,6 @@
 // CSV exports through HTTP: filters or a search, progress, the streamed file, a round trip through an
 // import, and an export whose job cannot finish.
+import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/platform/jobs/kinds.ts';
@@ -62,6 +63,36 @@ describe('exports', () => {
     expect(comparable(copy)).toEqual(comparable(original));
   });
 
+  it('writes text a spreadsheet would read as a formula behind a quote, keeps numbers, and the file imports back exactly', async () => {
+    const source = await tenant(app);
+    const target = await tenant(app);
+    for (const t of [source, target]) expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'balance', data_type: 'number' })).statusCode).toBe(201);
+    const from = (await source.live.post('/v1/lists', { name: 'Formulas', type: 'contacts' })).json().data.id as string;
+    // Each first character a spreadsheet reads as a formula, a value already escaped, and plain text.
+    const names = ['=HYPERLINK("http://x","c")', '+1+1', '-2+3', '@SUM(A1)', '\t=1+1', '\r=1+1', "'=A1", "''+1", 'Ada'];
+    for (const [i, name] of names.entries()) {
+      const made = await source.live.post('/v1/contacts', { list_id: from, name, work_email: `p${i}@example.com`, phone: '+44 20 7946 0000', tags: ['-vip'], custom_fields: { balance: -5 - i } });
+      expect([made.statusCode, made.json().data?.name], made.body).toEqual([201, name]);
+    }
+    const csv = await exportCsv(source, { object: 'contacts', filters: { list_id: from } });
+    const [header, ...rows] = parse(csv) as string[][];
+    const column = (name: string) => rows.map((row) => row[header.indexOf(name)]).sort();
+    expect(column('name')).toEqual(names.map((n) => (n === 'Ada' ? n : `'${n}`)).sort());
+    expect(new Set(column('phone'))).toEqual(new Set(["'+44 20 7946 0000"]));
+    expect(new Set(column('tags'))).toEqual(new Set(["'-vip"]));
+    // A number is data, not a formula: written as it is.
+    expect(column('custom_fields.balance')).toEqual(names.map((_, i) => String(-5 - i)).sort());
+    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+@\t\r]|^-(?!\d+$)/);
+
+    const into = (await target.live.post('/v1/lists', { name: 'Into', type: 'contacts' })).json().data.id as string;
+    const imported = await upload(app, target.live_token, { csv, fields: { object: 'contacts', list_id: into, mapping: { list_id: null, name: 'name', work_email: 'work_email', phone: 'phone', tags: 'tags', 'custom_fields.balance': 'custom_fields.balance' } } });
+    expect(imported.statusCode, imported.body).toBe(201);
+    expect(await waitFor(app, target.live_token, `/v1/imports/${imported.json().data.id as string}`)).toMatchObject({ status: 'completed', created: names.length });
+    const copy = (await target.live.get(`/v1/contacts?list_id=${into}&limit=100`)).json().data as Array<Record<string, unknown>>;
+    const original = (await source.live.get(`/v1/contacts?list_id=${from}&limit=100`)).json().data as Array<Record<string, unknown>>;
+    expect(comparable(copy)).toEqual(comparable(original));
+  });
+
   it('exports exactly the contacts of a creation-time window', async () => {
     const t = await tenant(app);
     const list = (await t.live.post('/v1/lists', { name: 'Window', type: 'contacts' })).json().data.id as string;
@@ -112,7 +143,7 @@ describe('exports', () => {
     expect(unknown.statusCode, unknown.body).toBe(422);
     expect(unknown.json().detail[0].loc).toEqual(['body', 'filters', 'custom_fields.nope']);
     const id = (await t.live.post('/v1/exports', { object: 'companies' })).json().data.id as string;
-    expect((await other.live.get(`/v1/exports/${id}`)).json()).toEqual({ detail: 'Export not found' });
+    expect((await other.live.get(`/v1/exports/${id}`)).json()).toEqual({ type: 'not_found', detail: 'Export not found' });
     expect((await other.live.get(`/v1/exports/${id}/file`)).statusCode).toBe(404);
     await waitFor(app, t.live_token, `/v1/exports/${id}`, ENDED);
     expect((await t.live.get('/v1/exports')).json().pagination.total).toBe(1);

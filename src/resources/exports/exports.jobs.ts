@@ -68,7 +68,10 @@ async function pagesOf(r: Resource, database: Database, scope: Scope, filters: R
   };
 }
 
-/** A value as a CSV cell: lists joined by `, ` (read back as a list by an import), objects as JSON. */
+/**
+ * A value as a CSV cell: lists joined by `, ` (read back as a list by an import), objects as JSON;
+ * `csvLine` then escapes text a spreadsheet would read as a formula, and keeps numbers as they are.
+ */
 function cell(value: unknown): unknown {
   if (Array.isArray(value)) return value.join(', ');
   if (value !== null && typeof value === 'object') return JSON.stringify(value);

@@ -114,10 +114,28 @@ export class CsvCounter {
   }
 }
 
-/** One CSV line (RFC 4180): a value holding the delimiter, a quote or a line break is quoted. */
+/** First characters that make a spreadsheet read a cell as a formula (OWASP's list), after any `'` escaping them already. */
+const FORMULA = /^'*[=+\-@\t\r]/;
+
+/**
+ * A text value as a cell a spreadsheet shows as the text it is: one that would be read as a formula
+ * (starting with `=` `+` `-` `@`, a tab or a carriage return) gets a leading `'`. So does one that
+ * already looks escaped (`'=`), so that an import taking the `'` off (`fromSpreadsheetText`) gives
+ * back every value exactly.
+ */
+export const toSpreadsheetText = (text: string) => (FORMULA.test(text) ? `'${text}` : text);
+
+/** A cell as an import reads it: the `'` that escaped a formula character taken off. */
+export const fromSpreadsheetText = (text: string) => (text.startsWith("'") && FORMULA.test(text) ? text.slice(1) : text);
+
+/**
+ * One CSV line (RFC 4180): a value holding the delimiter, a quote or a line break is quoted. Text is
+ * escaped for spreadsheets (`toSpreadsheetText`); numbers are data, never a formula, and stay as they
+ * are (`-5`).
+ */
 export function csvLine(values: readonly unknown[]): string {
   return `${values.map((v) => {
-    const text = v === null || v === undefined ? '' : String(v);
+    const text = v === null || v === undefined ? '' : typeof v === 'string' ? toSpreadsheetText(v) : String(v);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   }).join(',')}\r\n`;
 }

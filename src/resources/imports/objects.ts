@@ -11,6 +11,7 @@ import type { Resource } from '../../platform/resource/define.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { companies } from '../companies/companies.resource.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
+import { fromSpreadsheetText } from './csv.ts';
 
 export interface Importable {
   resource: Resource;
@@ -118,12 +119,13 @@ function convert(kind: string, text: string): unknown {
 
 /**
  * The body of the write a row stands for: each mapped cell converted from text to its field's type
- * (numbers, booleans, lists of tags); empty cells are left out. Validation is the API's, afterwards.
+ * (numbers, booleans, lists of tags), the `'` that escapes a formula in a spreadsheet (as an export
+ * writes it) taken off; empty cells are left out. Validation is the API's, afterwards.
  */
 export function rowInput(r: Resource, columns: Array<{ index: number; target: string }>, record: string[], defs: Map<string, FieldDefinition>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const { index, target } of columns) {
-    const text = (record[index] ?? '').trim();
+    const text = fromSpreadsheetText((record[index] ?? '').trim());
     if (text === '') continue;
     if (target.startsWith('custom_fields.')) {
       const name = target.slice('custom_fields.'.length);
