@@ -8,10 +8,33 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 const PREFIX = '/docs';
 let reference: Promise<FastifyInstance> | undefined;
 
+const TITLE = 'Revenue Data Service API';
+
+/**
+ * The reference works offline and sends nothing to the vendor: its page script is served from here,
+ * and every feature that would reach the vendor's hosts is turned off.
+ */
+export const REFERENCE_CONFIGURATION = {
+  url: '/v1/openapi.json',
+  title: TITLE,
+  pageTitle: TITLE,
+  // The Inter and JetBrains Mono faces come from fonts.scalar.com: the system's fonts are used instead.
+  withDefaultFonts: false,
+  // "Open API Client" links to client.scalar.com (each operation's "Test Request" runs here).
+  hideClientButton: true,
+  // "Ask AI" (the vendor's agent), shown by default on localhost.
+  agent: { disabled: true },
+  // "Generate MCP", shown by default on localhost.
+  mcp: { disabled: true },
+  // The toolbar with "Share" and "Deploy" (uploads to the vendor's registry), shown by default on localhost.
+  showDeveloperTools: 'never',
+  telemetry: false,
+} as const;
+
 async function loadReference(): Promise<FastifyInstance> {
   const { default: scalar } = await import('@scalar/fastify-api-reference');
   const inner = Fastify({ logger: false });
-  await inner.register(scalar, { routePrefix: PREFIX, configuration: { url: '/v1/openapi.json', title: 'Revenue Data Service API' } });
+  await inner.register(scalar, { routePrefix: PREFIX, configuration: REFERENCE_CONFIGURATION });
   await inner.ready();
   return inner;
 }
