@@ -12,7 +12,7 @@ export default tseslint.config(
       sourceType: 'module',
       globals: Object.fromEntries([
         'window', 'document', 'location', 'sessionStorage', 'fetch', 'addEventListener', 'removeEventListener',
-        'dispatchEvent', 'CustomEvent', 'URLSearchParams', 'TextDecoderStream', 'AbortController', 'setTimeout', 'setInterval', 'clearInterval',
+        'dispatchEvent', 'CustomEvent', 'URLSearchParams', 'TextDecoderStream', 'AbortController', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
         'FormData', 'console',
       ].map((name) => [name, 'readonly'])),
     },

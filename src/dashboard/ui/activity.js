@@ -1,6 +1,7 @@
-// Campaigns with their launch button, and the live feed of events.
+// Campaigns with their audience list (by name) and launch button, and the live feed of events.
 import { api, query, streamEvents } from './api.js';
-import { ErrorMessage, formatTime, Heading } from './common.js';
+import { DateTime, ErrorMessage, Heading, State } from './common.js';
+import { RecordLink } from './fields.js';
 import { html, useEffect, useState } from './html.js';
 
 export function Campaigns() {
@@ -29,9 +30,9 @@ export function Campaigns() {
         ${page.data.length === 0 && html`<tr><td colspan="5">No campaigns.</td></tr>`}
         ${page.data.map((c) => html`<tr>
           <th scope="row">${c.name}</th>
-          <td><span class=${`state state-${c.status}`}>${c.status}</span></td>
-          <td><a href=${`#/lists/${c.list_id}`}>${c.list_id}</a></td>
-          <td>${formatTime(c.created_at)}</td>
+          <td><${State} value=${c.status} /></td>
+          <td>${c.list_id ? html`<${RecordLink} resource="lists" id=${c.list_id} />` : '—'}</td>
+          <td><${DateTime} seconds=${c.created_at} /></td>
           <td>${c.status === 'draft' && html`<button type="button" onClick=${() => launch(c)} aria-label=${`Launch ${c.name}`}>Launch</button>`}</td>
         </tr>`)}
       </tbody>
@@ -64,7 +65,7 @@ export function LiveEvents() {
       ${events.map((e) => html`<li>
         <code class="event-type">${e.type}</code>
         <span>${e.data?.object?.name ?? e.data?.object?.id ?? ''}</span>
-        <time>${formatTime(e.created_at)}</time>
+        <${DateTime} seconds=${e.created_at} />
       </li>`)}
     </ol>
   `;

@@ -1,6 +1,6 @@
 // Webhook endpoints and their deliveries, usage, and API keys.
 import { api, query } from './api.js';
-import { ErrorMessage, formatDate, formatTime, Heading } from './common.js';
+import { DateTime, ErrorMessage, Heading, State } from './common.js';
 import { html, useEffect, useState } from './html.js';
 
 export function Webhooks() {
@@ -56,8 +56,8 @@ function Deliveries({ endpointId }) {
           ${page.data.map((d) => {
             const last = d.attempts[d.attempts.length - 1];
             return html`<tr>
-              <th scope="row">${d.event_type}</th><td><span class=${`state state-${d.status}`}>${d.status}</span></td><td>${d.attempt_count}</td>
-              <td>${last ? (last.status_code ?? last.error ?? '—') : '—'}</td><td>${formatTime(d.updated_at)}</td>
+              <th scope="row">${d.event_type}</th><td><${State} value=${d.status} /></td><td>${d.attempt_count}</td>
+              <td>${last ? (last.status_code ?? last.error ?? '—') : '—'}</td><td><${DateTime} seconds=${d.updated_at} /></td>
               <td><button type="button" onClick=${() => redeliver(d)} aria-label=${`Redeliver ${d.event_type} ${d.id}`}>Redeliver</button></td>
             </tr>`;
           })}
@@ -89,28 +89,43 @@ export function dailyBalances(usage, transactions, now) {
   return balances;
 }
 
-function Chart({ balances, daysInMonth }) {
+const MONTH = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+const NUMBER = new Intl.NumberFormat();
+
+/** Where the ticks of an axis from 0 to `top` go: 0, the middle and the top, as whole numbers. */
+const ticksUpTo = (top) => [...new Set([0, Math.round(top / 2), top])];
+/** Day 1, every fifth day and the last day of the month. */
+const dayTicks = (days) => [...new Set([1, ...Array.from({ length: Math.floor(days / 5) }, (_, i) => (i + 1) * 5), days])].filter((d) => d <= days);
+
+/** The balance line over the days of the month, with labelled axes: credits left by day. */
+function Chart({ balances, daysInMonth, month }) {
   const width = 720;
-  const height = 220;
-  const pad = 36;
-  const top = Math.max(...balances, 1);
-  const x = (day) => pad + (day / Math.max(daysInMonth - 1, 1)) * (width - 2 * pad);
-  const y = (value) => height - pad - (value / top) * (height - 2 * pad);
-  const points = balances.map((b, day) => `${x(day).toFixed(1)},${y(b).toFixed(1)}`).join(' ');
+  const height = 260;
+  const left = 76;
+  const right = 16;
+  const top = 16;
+  const bottom = 52;
+  const highest = Math.max(...balances, 1);
+  const x = (day) => left + ((day - 1) / Math.max(daysInMonth - 1, 1)) * (width - left - right);
+  const y = (value) => height - bottom - (value / highest) * (height - top - bottom);
+  const points = balances.map((b, i) => `${x(i + 1).toFixed(1)},${y(b).toFixed(1)}`).join(' ');
   const first = balances[0];
   const last = balances[balances.length - 1];
+  const xLabel = `Day of ${month} (UTC)`;
   return html`
     <svg class="chart" viewBox=${`0 0 ${width} ${height}`} role="img" aria-labelledby="chart-title chart-desc">
-      <title id="chart-title">Credit balance by day this month</title>
-      <desc id="chart-desc">From ${first} credits on day 1 to ${last} credits on day ${balances.length}; the highest is ${top}.</desc>
-      <line class="axis" x1=${pad} y1=${height - pad} x2=${width - pad} y2=${height - pad} />
-      <line class="axis" x1=${pad} y1=${pad} x2=${pad} y2=${height - pad} />
-      <text x=${pad - 6} y=${y(top) + 4} text-anchor="end">${top}</text>
-      <text x=${pad - 6} y=${height - pad + 4} text-anchor="end">0</text>
-      <text x=${x(0)} y=${height - pad + 18} text-anchor="middle">1</text>
-      <text x=${x(daysInMonth - 1)} y=${height - pad + 18} text-anchor="middle">${daysInMonth}</text>
+      <title id="chart-title">Credits left at the end of each day, ${month}</title>
+      <desc id="chart-desc">Vertical axis: credits left; horizontal axis: ${xLabel.toLowerCase()}. From ${first} credits on day 1 to ${last} credits on day ${balances.length}; the highest is ${highest}.</desc>
+      ${ticksUpTo(highest).map((v) => html`
+        <line class="grid" x1=${left} y1=${y(v)} x2=${width - right} y2=${y(v)} />
+        <text x=${left - 8} y=${y(v) + 4} text-anchor="end">${NUMBER.format(v)}</text>`)}
+      ${dayTicks(daysInMonth).map((d) => html`<text x=${x(d)} y=${height - bottom + 18} text-anchor="middle">${d}</text>`)}
+      <line class="axis" x1=${left} y1=${height - bottom} x2=${width - right} y2=${height - bottom} />
+      <line class="axis" x1=${left} y1=${top} x2=${left} y2=${height - bottom} />
+      <text class="axis-label" x=${left + (width - left - right) / 2} y=${height - 10} text-anchor="middle">${xLabel}</text>
+      <text class="axis-label" transform=${`translate(18 ${top + (height - top - bottom) / 2}) rotate(-90)`} text-anchor="middle">Credits left</text>
       <polyline class="line" points=${points} />
-      ${balances.map((b, day) => html`<circle class="point" cx=${x(day)} cy=${y(b)} r="3"><title>Day ${day + 1}: ${b} credits</title></circle>`)}
+      ${balances.map((b, i) => html`<circle class="point" cx=${x(i + 1)} cy=${y(b)} r="3"><title>Day ${i + 1}: ${b} credits left</title></circle>`)}
     </svg>
   `;
 }
@@ -140,13 +155,15 @@ export function Usage() {
     <${ErrorMessage} error=${error} />
     ${usage && html`
       <dl class="stats">
-        <div><dt>Balance</dt><dd>${usage.balance}</dd></div>
+        <div><dt>Balance (credits left)</dt><dd>${usage.balance}</dd></div>
         <div><dt>Granted this month</dt><dd>${usage.granted}</dd></div>
         <div><dt>Used this month</dt><dd>${usage.debited}</dd></div>
         <div><dt>Refunded this month</dt><dd>${usage.refunded}</dd></div>
       </dl>
-      <p>Month of ${formatDate(usage.period_start)} (UTC), ${usage.transactions} ledger entries.</p>
-      <${Chart} balances=${balances} daysInMonth=${daysInMonth} />`}
+      <p>${MONTH.format(usage.period_start * 1000)} (UTC), ${usage.transactions} ledger entries.</p>
+      <h2 id="balance-title">Credit balance at the end of each day</h2>
+      <p class="hint">The credits left, not the credits used: the line falls on a day credits are used and rises when credits are granted or refunded.</p>
+      <${Chart} balances=${balances} daysInMonth=${daysInMonth} month=${MONTH.format(usage.period_start * 1000)} />`}
   `;
 }
 
@@ -204,13 +221,18 @@ export function ApiKeys({ mode }) {
     <p role="status">${notice}</p>
     <${ErrorMessage} error=${error} />
     ${keys && html`<table>
-      <thead><tr><th scope="col">Name</th><th scope="col">Mode</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-      <tbody>${keys.map((k) => html`<tr>
-        <th scope="row">${k.name}</th><td>${k.mode}</td><td>${k.scopes.join(', ')}</td><td>${formatTime(k.created_at)}</td><td>${formatTime(k.last_used_at)}</td>
+      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Mode</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${keys.map((k) => {
+        const expired = k.expires_at !== null && k.expires_at * 1000 <= Date.now();
+        return html`<tr class=${expired ? 'expired' : undefined}>
+        <th scope="row">${k.name}</th><td>${expired ? html`<span class="state state-expired">Expired</span>` : html`<span class="state state-active">Active</span>`}</td>
+        <td>${k.mode}</td><td>${k.scopes.join(', ')}</td><td><${DateTime} seconds=${k.created_at} /></td><td><${DateTime} seconds=${k.last_used_at} /></td>
+        <td>${k.expires_at === null ? 'Never' : html`<${DateTime} seconds=${k.expires_at} />`}</td>
         <td>${confirming === k.api_key_id
           ? html`<button type="button" class="danger" onClick=${() => revoke(k)}>Confirm revoke</button> <button type="button" onClick=${() => setConfirming(null)}>Cancel</button>`
           : html`<button type="button" onClick=${() => setConfirming(k.api_key_id)} aria-label=${`Revoke ${k.name}`}>Revoke</button>`}</td>
-      </tr>`)}</tbody>
+      </tr>`;
+      })}</tbody>
     </table>`}
   `;
 }

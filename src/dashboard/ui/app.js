@@ -5,13 +5,15 @@ import { Campaigns, LiveEvents } from './activity.js';
 import { ApiKeys, Usage, Webhooks } from './admin.js';
 import { Board } from './board.js';
 import { ErrorMessage } from './common.js';
+import { forgetNames } from './fields.js';
 import { Imports } from './imports.js';
 import { html, render, useEffect, useState } from './html.js';
 import { RecordPage, RecordTable, RESOURCES } from './tables.js';
 
 const NAV = [
-  ['contacts', 'Contacts'], ['companies', 'Companies'], ['deals', 'Deals'], ['lists', 'Lists'], ['pipeline', 'Pipeline'],
-  ['campaigns', 'Campaigns'], ['imports', 'Imports'], ['events', 'Live events'], ['webhooks', 'Webhooks'], ['usage', 'Usage'], ['keys', 'API keys'],
+  ['contacts', 'Contacts'], ['companies', 'Companies'], ['deals', 'Deals'], ['pipeline', 'Pipeline'], ['quotes', 'Quotes'], ['products', 'Products'],
+  ['tasks', 'Tasks'], ['notes', 'Notes'], ['lists', 'Lists'], ['campaigns', 'Campaigns'], ['imports', 'Imports'], ['events', 'Live events'],
+  ['webhooks', 'Webhooks'], ['usage', 'Usage'], ['keys', 'API keys'],
 ];
 
 const routeOf = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
@@ -19,7 +21,10 @@ const routeOf = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boole
 function useRoute() {
   const [route, setRoute] = useState(routeOf);
   useEffect(() => {
-    const changed = () => setRoute(routeOf());
+    const changed = () => {
+      forgetNames();
+      setRoute(routeOf());
+    };
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);

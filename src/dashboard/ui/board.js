@@ -1,12 +1,39 @@
 // The deal pipeline as a board: a column per stage, deals as cards. A card moves by drag-and-drop
 // or, from the keyboard, by its "Move to" select; both PATCH the deal's stage_id. A stage whose
-// checklist needs evidence the deal lacks answers 409 with `missing`: the board shows what is
-// missing and offers to move it anyway (`force: true`, recorded on the stage change).
+// checklist needs evidence the deal lacks answers 409 with `missing`: the board says what is missing
+// in words and offers to record it and move again, or to move without it (`force: true`, recorded on
+// the stage change). The columns share the width; with more stages than fit, the board scrolls
+// sideways and says so.
 import { api, ApiError, query } from './api.js';
 import { ErrorMessage, formatMoney, Heading } from './common.js';
-import { html, useEffect, useState } from './html.js';
+import { Gate } from './gate.js';
+import { html, useEffect, useRef, useState } from './html.js';
 
 const DEALS_PER_STAGE = 50;
+
+/** How many stage columns of the board are not wholly in view (0 when they all fit). */
+function useOutOfView(board, deps) {
+  const [count, setCount] = useState(0);
+  useEffect(() => {
+    const element = board.current;
+    if (!element) return undefined;
+    const measure = () => {
+      const box = element.getBoundingClientRect();
+      setCount([...element.children].filter((column) => {
+        const edge = column.getBoundingClientRect();
+        return edge.right > box.right + 1 || edge.left < box.left - 1;
+      }).length);
+    };
+    measure();
+    addEventListener('resize', measure);
+    element.addEventListener('scroll', measure);
+    return () => {
+      removeEventListener('resize', measure);
+      element.removeEventListener('scroll', measure);
+    };
+  }, deps);
+  return count;
+}
 
 export function Board() {
   const [pipelines, setPipelines] = useState(null);
@@ -24,6 +51,8 @@ export function Board() {
     }, setError);
   }, []);
   const pipeline = pipelines?.find((p) => p.id === pipelineId);
+  const board = useRef(null);
+  const overflow = useOutOfView(board, [pipeline, columns]);
 
   const reload = async () => {
     if (!pipeline) return;
@@ -46,7 +75,7 @@ export function Board() {
       await api(`/v1/deals/${deal.id}`, { method: 'PATCH', body: force ? { stage_id: stageId, force: true } : { stage_id: stageId } });
       setNotice(`Moved ${deal.name} to ${stageName(stageId)}${force ? ' without the missing evidence' : ''}.`);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 409 && Array.isArray(e.body.missing)) setBlocked({ deal, stageId, detail: e.message, missing: e.body.missing });
+      if (e instanceof ApiError && e.status === 409 && Array.isArray(e.body.missing)) setBlocked({ deal, stageId, missing: e.body.missing });
       else setError(e);
     }
     await reload();
@@ -70,17 +99,12 @@ export function Board() {
       </select>
       ${pipeline && html`<${NewDeal} pipeline=${pipeline} onCreated=${(deal) => { setNotice(`Created ${deal.name}.`); reload(); }} />`}
     </div>
-    <p class="visually-hidden" role="status">${notice}</p>
+    <p role="status">${notice}</p>
     <${ErrorMessage} error=${error} />
-    ${blocked && html`
-      <div class="blocked" role="alert">
-        <p><strong>${blocked.deal.name} cannot enter ${stageName(blocked.stageId)} yet.</strong> ${blocked.detail}</p>
-        <p>Missing evidence:</p>
-        <ul class="missing">${blocked.missing.map((key) => html`<li><code>${key}</code></li>`)}</ul>
-        <button type="button" onClick=${() => move(blocked.deal, blocked.stageId, true)}>Move anyway</button>
-        <button type="button" onClick=${() => setBlocked(null)}>Dismiss</button>
-      </div>`}
-    <div class="board">
+    ${blocked && html`<${Gate} key=${`${blocked.deal.id} ${blocked.stageId}`} deal=${blocked.deal} stage=${stageName(blocked.stageId)} missing=${blocked.missing}
+      onRecorded=${() => move(blocked.deal, blocked.stageId)} onForce=${() => move(blocked.deal, blocked.stageId, true)} onDismiss=${() => setBlocked(null)} />`}
+    ${overflow > 0 && html`<p class="hint" id="board-scroll">${overflow} of ${pipeline.stages.length} stages are out of view: scroll the board sideways (or Shift + mouse wheel) to see them.</p>`}
+    <div class="board" ref=${board} tabindex=${overflow ? '0' : undefined} aria-describedby=${overflow ? 'board-scroll' : undefined}>
       ${pipeline?.stages.map((stage) => {
         const page = columns[stage.id];
         return html`

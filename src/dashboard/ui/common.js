@@ -1,8 +1,21 @@
 // Small pieces every screen uses: formatting, the error message, the page heading that takes focus.
 import { html, useEffect, useRef } from './html.js';
 
-export const formatTime = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : '—');
-export const formatDate = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleDateString() : '—');
+// Dates and times are the viewer's: their locale and their time zone (Intl's defaults).
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const FULL = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+// A calendar day (`YYYY-MM-DD`) is the same day wherever it is read: formatted in UTC, never shifted.
+const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+
+export const formatTime = (seconds) => (seconds ? DATE_TIME.format(seconds * 1000) : '—');
+export const formatDate = (seconds) => (seconds ? DATE.format(seconds * 1000) : '—');
+export const formatDay = (day) => (day ? DAY.format(new Date(`${day}T00:00:00Z`)) : '—');
+
+/** A moment (unix seconds) for people: short in the viewer's zone, in full (with the zone) on hover. */
+export const DateTime = ({ seconds }) => (seconds
+  ? html`<time datetime=${new Date(seconds * 1000).toISOString()} title=${FULL.format(seconds * 1000)}>${formatTime(seconds)}</time>`
+  : '—');
 
 /** Integer minor units as money (two decimals: the dashboard shows, it never computes). */
 export function formatMoney(amount, currency = 'USD') {
@@ -14,12 +27,16 @@ export function formatMoney(amount, currency = 'USD') {
   }
 }
 
-/** A value of a record as text: objects and lists as JSON. */
+/** A value of a table cell as text: lists joined, nothing as a dash. */
 export function show(value) {
   if (value === null || value === undefined || value === '') return '—';
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return value.length ? value.join(', ') : '—';
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   return String(value);
 }
+
+/** A state as a badge, its words without underscores. */
+export const State = ({ value }) => html`<span class=${`state state-${value}`}>${String(value).replaceAll('_', ' ')}</span>`;
 
 /** The error of a failed call, announced to screen readers. */
 export const ErrorMessage = ({ error }) => (error ? html`<p class="error" role="alert">${error.message}</p>` : null);

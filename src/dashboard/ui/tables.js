@@ -1,25 +1,39 @@
-// Contacts, companies, deals and lists: searchable tables paged by cursor, and record pages with
-// their timelines. Searching uses `POST /v1/search/<resource>` (full text); listing `GET /v1/<resource>`.
+// The record screens of every resource of resources.js: a table paged by cursor with its search and
+// filters and a "New …" form, and a record's page (its fields, its actions, and what it has beside
+// them). Searching uses `POST /v1/search/<resource>` (full text, the filters as its conditions);
+// listing `GET /v1/<resource>` (the filters as query parameters).
 import { api, query } from './api.js';
-import { ErrorMessage, formatMoney, formatTime, Heading, show } from './common.js';
+import { DateTime, ErrorMessage, Heading, show } from './common.js';
+import { Fields } from './fields.js';
+import { CreateForm } from './forms.js';
 import { html, useEffect, useState } from './html.js';
+import { QuoteSections } from './quotes.js';
+import { ListMembers, Timeline } from './related.js';
+import { HAS_TIMELINE, RESOURCES } from './resources.js';
+
+export { RESOURCES };
 
 const PAGE_SIZE = 25;
 
-/** What each table shows; the first column links to the record. */
-export const RESOURCES = {
-  contacts: { title: 'Contacts', search: true, columns: [['name', 'Name'], ['title', 'Title'], ['company', 'Company'], ['work_email', 'Work e-mail']] },
-  companies: { title: 'Companies', search: true, columns: [['name', 'Name'], ['domain', 'Domain'], ['industry', 'Industry'], ['country', 'Country']] },
-  deals: { title: 'Deals', search: true, columns: [['name', 'Name'], ['amount', 'Amount', (d) => formatMoney(d.amount, d.currency)], ['status', 'Status'], ['owner', 'Owner']] },
-  lists: { title: 'Lists', search: false, columns: [['name', 'Name'], ['type', 'Type'], ['member_count', 'Members']] },
-};
-const LIST_TYPES = ['contacts', 'companies', 'suppressions', 'deals', 'leads'];
-const HAS_TIMELINE = new Set(['contacts', 'companies', 'deals']);
+/** The filters chosen, each with the value of its option (a string, number or boolean). */
+const chosenFilters = (spec, selected) => (spec.filters ?? [])
+  .filter((f) => selected[f.param])
+  .map((f) => [f, f.options.find(([v]) => String(v) === selected[f.param])[0]]);
+
+function load(resource, search, chosen, cursor, signal) {
+  if (search) {
+    const conditions = chosen.flatMap(([f, v]) => (f.conditions ? f.conditions(v) : [{ field: f.param, operator: 'eq', value: v }]));
+    const body = { q: search, limit: PAGE_SIZE, ...(conditions.length ? { filters: conditions } : {}), ...(cursor ? { cursor } : {}) };
+    return api(`/v1/search/${resource}`, { method: 'POST', body, signal });
+  }
+  return api(`/v1/${resource}${query({ limit: PAGE_SIZE, cursor, ...Object.fromEntries(chosen.map(([f, v]) => [f.param, v])) })}`, { signal });
+}
 
 export function RecordTable({ resource }) {
   const spec = RESOURCES[resource];
   const [text, setText] = useState('');
   const [search, setSearch] = useState('');
+  const [selected, setSelected] = useState({});
   // The cursors of the pages walked so far: the last one is the page shown ('' is the first).
   const [cursors, setCursors] = useState(['']);
   const [page, setPage] = useState(null);
@@ -28,31 +42,36 @@ export function RecordTable({ resource }) {
 
   useEffect(() => {
     const controller = new AbortController();
-    const load = search && spec.search
-      ? api(`/v1/search/${resource}`, { method: 'POST', body: { q: search, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, signal: controller.signal })
-      : api(`/v1/${resource}${query({ limit: PAGE_SIZE, cursor, type: spec.search ? undefined : search })}`, { signal: controller.signal });
-    load.then((body) => { setPage(body); setError(null); }, (e) => { if (!controller.signal.aborted) setError(e); });
+    load(resource, search, chosenFilters(spec, selected), cursor, controller.signal)
+      .then((body) => { setPage(body); setError(null); }, (e) => { if (!controller.signal.aborted) setError(e); });
     return () => controller.abort();
-  }, [resource, search, cursor]);
+  }, [resource, search, selected, cursor]);
 
   const submit = (event) => {
     event.preventDefault();
     setSearch(text.trim());
     setCursors(['']);
   };
+  const choose = (param, value) => {
+    setSelected((before) => ({ ...before, [param]: value }));
+    setCursors(['']);
+  };
   const label = `Search ${spec.title.toLowerCase()}`;
+  const [linkField, , linkRender] = spec.columns[0];
   return html`
     <${Heading}>${spec.title}<//>
-    <form class="toolbar" role="search" onSubmit=${submit}>
-      ${spec.search ? html`
+    ${spec.create && html`<${CreateForm} resource=${resource} spec=${spec} onCreated=${(r) => { location.hash = `#/${resource}/${r.id}`; }} />`}
+    <form class="toolbar" role="search" onSubmit=${submit} aria-label=${spec.title}>
+      ${spec.search && html`
         <label for="search">${label}</label>
-        <input id="search" type="search" value=${text} onInput=${(e) => setText(e.target.value)} placeholder="Words that begin a name, title, e-mail…" />
-        <button type="submit">Search</button>` : html`
-        <label for="type">List type</label>
-        <select id="type" value=${text} onChange=${(e) => { setText(e.target.value); setSearch(e.target.value); setCursors(['']); }}>
-          <option value="">All types</option>
-          ${LIST_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
-        </select>`}
+        <input id="search" type="search" value=${text} onInput=${(e) => setText(e.target.value)} placeholder=${spec.search} />
+        <button type="submit">Search</button>`}
+      ${(spec.filters ?? []).map((f) => html`<span class="filter">
+        <label for=${`filter-${f.param}`}>${f.label}</label>
+        <select id=${`filter-${f.param}`} value=${selected[f.param] ?? ''} onChange=${(e) => choose(f.param, e.target.value)}>
+          <option value="">All</option>
+          ${f.options.map(([v, optionLabel]) => html`<option value=${String(v)}>${optionLabel}</option>`)}
+        </select></span>`)}
     </form>
     <${ErrorMessage} error=${error} />
     ${page && html`
@@ -62,10 +81,9 @@ export function RecordTable({ resource }) {
         <tbody>
           ${page.data.length === 0 && html`<tr><td colspan=${spec.columns.length + 1}>Nothing found.</td></tr>`}
           ${page.data.map((row) => html`<tr>
-            ${spec.columns.map(([field, , render], i) => (i === 0
-              ? html`<th scope="row"><a href=${`#/${resource}/${row.id}`}>${show(row[field]) === '—' ? row.id : row[field]}</a></th>`
-              : html`<td>${render ? render(row) : show(row[field])}</td>`))}
-            <td>${formatTime(row.created_at)}</td>
+            <th scope="row"><a href=${`#/${resource}/${row.id}`}>${linkRender ? linkRender(row) : show(row[linkField]) === '—' ? row.id : row[linkField]}</a></th>
+            ${spec.columns.slice(1).map(([field, , render]) => html`<td>${render ? render(row) : show(row[field])}</td>`)}
+            <td><${DateTime} seconds=${row.created_at} /></td>
           </tr>`)}
         </tbody>
       </table>
@@ -77,91 +95,49 @@ export function RecordTable({ resource }) {
   `;
 }
 
-/** One record's fields, and its timeline for contacts, companies and deals. */
+/** What a record's page leaves out of its details because it shows it elsewhere. */
+const SHOWN_ELSEWHERE = {
+  quotes: ['title', 'number', 'status', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'public_token'],
+  tasks: ['title'],
+};
+
+/** One record's fields and actions, with its timeline, a list's members or a quote's lines. */
 export function RecordPage({ resource, id }) {
   const spec = RESOURCES[resource];
   const [record, setRecord] = useState(null);
   const [error, setError] = useState(null);
+  const [notice, setNotice] = useState('');
+  const path = `/v1/${resource}/${encodeURIComponent(id)}`;
   useEffect(() => {
-    api(`/v1/${resource}/${encodeURIComponent(id)}`).then((body) => setRecord(body.data), setError);
+    api(path).then((body) => setRecord(body.data), setError);
   }, [resource, id]);
-  if (error) return html`<${Heading}>${spec.title}<//><${ErrorMessage} error=${error} />`;
-  if (!record) return html`<p>Loading…</p>`;
-  const fields = Object.entries(record).filter(([name]) => name !== 'name');
+  if (!record) return error ? html`<${Heading}>${spec.title}<//><${ErrorMessage} error=${error} />` : html`<p>Loading…</p>`;
+
+  const act = async (body, done) => {
+    setError(null);
+    try {
+      setRecord((await api(path, { method: 'PATCH', body })).data);
+      setNotice(done);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const title = spec.heading ? spec.heading(record) : record.name || record.id;
   return html`
     <p><a href=${`#/${resource}`}>← ${spec.title}</a></p>
-    <${Heading}>${record.name || record.id}<//>
+    <${Heading}>${title}<//>
+    <p class="record-id">ID <code>${record.id}</code></p>
+    ${spec.actions && html`<div class="actions">${spec.actions(record).map(([label, body, done]) => html`<button type="button" onClick=${() => act(body, done)}>${label}</button>`)}</div>`}
+    <p role="status">${notice}</p>
+    <${ErrorMessage} error=${error} />
     <div class="columns">
       <section aria-labelledby="fields-title">
         <h2 id="fields-title">Details</h2>
-        <dl class="fields">${fields.map(([name, value]) => html`<dt>${name}</dt><dd>${show(value)}</dd>`)}</dl>
+        <${Fields} record=${record} omit=${['id', 'name', ...(SHOWN_ELSEWHERE[resource] ?? [])]} />
       </section>
       ${HAS_TIMELINE.has(resource) && html`<${Timeline} resource=${resource} id=${id} />`}
       ${resource === 'lists' && html`<${ListMembers} list=${record} />`}
+      ${resource === 'quotes' && html`<${QuoteSections} quote=${record} onChange=${setRecord} />`}
     </div>
-  `;
-}
-
-function Timeline({ resource, id }) {
-  const [items, setItems] = useState([]);
-  const [next, setNext] = useState(null);
-  const [total, setTotal] = useState(null);
-  const [error, setError] = useState(null);
-  const load = (cursor) => api(`/v1/${resource}/${encodeURIComponent(id)}/timeline${query({ limit: 20, cursor })}`).then((body) => {
-    setItems((before) => (cursor ? [...before, ...body.data] : body.data));
-    setNext(body.next_cursor);
-    setTotal(body.pagination.total);
-  }, setError);
-  useEffect(() => { load(undefined); }, [resource, id]);
-  return html`
-    <section aria-labelledby="timeline-title">
-      <h2 id="timeline-title">Timeline ${total !== null && html`<span class="count">(${total})</span>`}</h2>
-      <${ErrorMessage} error=${error} />
-      <ol class="timeline">
-        ${items.map((item) => html`<li>
-          <span class=${`tag tag-${item.type}`}>${item.type.replace('_', ' ')}</span>
-          <span class="summary">${item.summary}</span>
-          <time datetime=${new Date(item.occurred_at * 1000).toISOString()}>${formatTime(item.occurred_at)}</time>
-        </li>`)}
-      </ol>
-      ${total === 0 && html`<p>Nothing has happened to this record yet.</p>`}
-      ${next && html`<button type="button" onClick=${() => load(next)}>Show more</button>`}
-    </section>
-  `;
-}
-
-/**
- * Where a list's members are read, by its type: contacts and leads lists hold contacts (by their
- * `list_id`), companies and deals lists hold members, suppression lists hold entries.
- */
-function membersOf(list) {
-  if (list.type === 'contacts' || list.type === 'leads') return { path: '/v1/contacts', params: { list_id: list.id }, link: 'contacts' };
-  if (list.type === 'suppressions') return { path: `/v1/lists/${list.id}/entries`, params: {} };
-  return { path: `/v1/lists/${list.id}/members`, params: {}, link: list.type };
-}
-
-function ListMembers({ list }) {
-  const { path, params, link } = membersOf(list);
-  const [cursors, setCursors] = useState(['']);
-  const [page, setPage] = useState(null);
-  const [error, setError] = useState(null);
-  const cursor = cursors[cursors.length - 1];
-  useEffect(() => {
-    api(`${path}${query({ ...params, limit: PAGE_SIZE, cursor })}`).then(setPage, setError);
-  }, [list.id, cursor]);
-  return html`
-    <section aria-labelledby="members-title">
-      <h2 id="members-title">${list.type === 'suppressions' ? 'Entries' : 'Members'} ${page && html`<span class="count">(${page.pagination.total})</span>`}</h2>
-      <${ErrorMessage} error=${error} />
-      ${page && html`
-        <ul class="members">
-          ${page.data.map((row) => html`<li>${link ? html`<a href=${`#/${link}/${row.id}`}>${row.name || row.id}</a>` : html`<code>${row.value}</code> ${row.kind}`}</li>`)}
-        </ul>
-        ${page.pagination.total === 0 && html`<p>This list is empty.</p>`}
-        <nav class="pager" aria-label="Pages of members">
-          <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-          <button type="button" disabled=${!page.next_cursor} onClick=${() => setCursors([...cursors, page.next_cursor])}>Next page</button>
-        </nav>`}
-    </section>
   `;
 }
