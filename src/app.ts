@@ -98,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const hub = new EventHub();
   const writes = new WriteQueue(database);
   const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
-  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
+  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   // Background jobs and schedules (the idempotency purge among them) run here unless WORKERS=off.
   const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound }) : undefined;
   // A committed write may have enqueued jobs: on SQLite wake the workers of this process at once

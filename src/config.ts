@@ -30,8 +30,10 @@ export interface Config {
   workerNice: number;
   jobLeaseSeconds: number;
   jobRetentionHours: number;
-  /** Let outbound calls (webhooks) reach loopback, private and link-local addresses. */
+  /** Let outbound calls (webhooks, URL imports) reach loopback, private and reserved addresses. */
   outboundAllowPrivate: boolean;
+  /** Let outbound calls reach link-local and cloud metadata addresses (169.254.169.254): unsafe on any cloud machine. */
+  outboundAllowLinkLocalUnsafe: boolean;
   webhookTimeoutMs: number;
   /** Seconds to wait before each retry of a failed delivery; its length is the number of retries. */
   webhookRetrySchedule: readonly number[];
@@ -41,6 +43,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Largest CSV an import takes (an upload or a URL's answer), bytes. */
   importMaxBytes: number;
+  /** Longest an import's URL may take to answer its whole file. */
+  importUrlTimeoutMs: number;
   /** Rows of an import written per transaction (and per `import.progress` event). */
   importBatchRows: number;
 }
@@ -116,12 +120,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2),
     jobRetentionHours: int(env, 'JOB_RETENTION_HOURS', 72, 1),
     outboundAllowPrivate: bool(env, 'OUTBOUND_ALLOW_PRIVATE'),
+    outboundAllowLinkLocalUnsafe: bool(env, 'OUTBOUND_ALLOW_LINK_LOCAL_UNSAFE'),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
     webhookRetrySchedule: Object.freeze(seconds(env, 'WEBHOOK_RETRY_SCHEDULE', WEBHOOK_RETRIES)),
     webhookDisableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600, 1),
     webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1024),
+    importUrlTimeoutMs: int(env, 'IMPORT_URL_TIMEOUT_MS', 120_000, 100),
     importBatchRows: int(env, 'IMPORT_BATCH_ROWS', 500, 1),
   });
 }

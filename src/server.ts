@@ -3,6 +3,7 @@
 import { flushCompileCache } from 'node:module';
 import { buildApp } from './app.ts';
 import { loadConfigOrExit } from './config.ts';
+import { surviveStrayErrors } from './platform/stray-errors.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
+  // From here no request or job can end the process: what escapes them is logged.
+  surviveStrayErrors(app.log);
   // Every module is loaded now: the next start finds them in the compile cache even if this process
   // is killed rather than stopped (see compile-cache.js).
   flushCompileCache();

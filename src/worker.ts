@@ -11,6 +11,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
+import { surviveStrayErrors } from './platform/stray-errors.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   }
   const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
-  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate });
+  const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   const workers = startWorkers({ database, config, log, outbound });
   let stopping = false;
   const stop = (signal: string) => {
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   // at once, with its first jobs half done.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // From here no job can end the process: what escapes one is logged.
+  surviveStrayErrors(log);
   log.info({ concurrency: config.workerConcurrency }, 'worker started');
   flushCompileCache(); // see server.ts
 }

@@ -3,11 +3,12 @@
 // field, on every route with a body; every bound, key form and raw value of every query parameter,
 // on every GET route: support/hostile-cases.ts), then random inputs generated with fast-check on
 // top. For every input: a 4xx in the error shape or a success, never a 5xx or a hang; a refused
-// write changes nothing the tenant can see; an accepted write reads back as acknowledged.
+// write changes nothing the tenant can see; an accepted write reads back as acknowledged. After every
+// route, no error has escaped a handler (it would end a real process) and GET /healthz still answers.
 // FUZZ_RUNS (default 40) sets the random inputs per route; the run prints its FUZZ_SEED, which
 // replays it.
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
 import { bodySchema, fill, fillRoute, guarded, loadApi, queryParams, type ApiRoute } from './support/api.ts';
 import { freshOrg, send, type Actor } from './support/actors.ts';
@@ -42,6 +43,23 @@ afterAll(async () => {
   expectNoSecretsInLogs(capturedLogs);
   await app.close();
 }, 180_000);
+
+/**
+ * Errors that escaped every handler (an `error` event nobody listened to, a rejection nobody awaited):
+ * each would have ended a real service process. After every route and batch none has, and the same
+ * process still answers its health check.
+ */
+const escaped: string[] = [];
+process.on('uncaughtException', (error) => escaped.push(`uncaught exception: ${error.stack ?? error.message}`));
+process.on('unhandledRejection', (reason) => escaped.push(`unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`));
+const pid = process.pid;
+
+afterEach(async () => {
+  const health = await app.inject({ method: 'GET', url: '/healthz' });
+  expect(escaped, 'errors that escaped their request: each would end the process').toEqual([]);
+  expect(health.statusCode, health.body).toBe(200);
+  expect(process.pid).toBe(pid);
+});
 
 /** A tenant that owns one object of every kind the routes act on, and a snapshot of it. */
 async function fixture(route: ApiRoute) {

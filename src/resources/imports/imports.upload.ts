@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { AppError, badRequest, notFound } from '../../platform/errors.ts';
-import { OutboundError } from '../../platform/outbound.ts';
+import { OutboundError, type OutboundAnswer } from '../../platform/outbound.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { CsvCounter, type CsvSummary } from './csv.ts';
@@ -15,8 +15,6 @@ import type { NewImport } from './imports.store.ts';
 import { checkMapping, guessMapping, IMPORTABLE, importDefinitions, type ImportObject } from './objects.ts';
 
 const MIB = 1024 * 1024;
-/** Longest a URL's answer may take to arrive whole. */
-const URL_TIMEOUT_MS = 120_000;
 
 export const tooLarge = (max: number) => new AppError('payload_too_large', `The file exceeds the ${max >= MIB ? `${Math.round(max / MIB)} MiB` : `${max} bytes`} limit of an import`);
 
@@ -46,27 +44,50 @@ export async function receiveFile(db: Kysely<DB>, scope: Scope, fileId: string, 
   }
 }
 
-/** Fetches the CSV at `url` through the outbound guard and stores it (400 naming what went wrong). */
+/**
+ * Media types a CSV is served as (spreadsheet exports, raw file hosts, object stores); an answer with
+ * none is read too. Anything else (an HTML login page, a JSON error, an image) is refused unread.
+ */
+const CSV_TYPES = new Set([
+  'text/csv', 'text/plain', 'text/tab-separated-values', 'text/comma-separated-values', 'text/x-csv', 'application/csv', 'application/x-csv',
+  'application/vnd.ms-excel', 'application/octet-stream', 'binary/octet-stream',
+]);
+
+/** Refuses an answer that is not a CSV the import can take: not 200, not a CSV type, or declared too large. */
+function refuseAnswer(answer: OutboundAnswer, maxBytes: number): void {
+  if (answer.status !== 200) {
+    const redirect = answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : '';
+    throw badRequest(`url: answered ${answer.status}, not 200${redirect}`);
+  }
+  if (answer.contentType !== undefined && !CSV_TYPES.has(answer.contentType)) {
+    throw badRequest(`url: answered ${answer.contentType}, not a CSV (text/csv, text/plain or application/octet-stream)`);
+  }
+  if (answer.contentLength !== undefined && answer.contentLength > maxBytes) throw tooLarge(maxBytes);
+}
+
+/**
+ * Fetches the CSV at `url` through the outbound guard and stores it (400 naming what went wrong,
+ * 413 past the limit). Whatever happens, the rest of the answer is discarded and its connection let go.
+ */
 export async function receiveUrl(req: FastifyRequest, fileId: string, url: string): Promise<Received> {
   const { outbound, database, config } = req.server.services;
-  let answer;
+  let answer: OutboundAnswer;
   try {
     await outbound.check(url);
-    answer = await outbound.get(url, { timeoutMs: URL_TIMEOUT_MS });
+    answer = await outbound.get(url, { timeoutMs: config.importUrlTimeoutMs });
   } catch (error) {
     if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`);
     throw error;
   }
-  if (answer.status !== 200) {
-    answer.body.destroy();
-    throw badRequest(`url: answered ${answer.status}, not 200`);
-  }
   try {
+    refuseAnswer(answer, config.importMaxBytes);
     return await receiveFile(database.db, req.scope, fileId, answer.body, config.importMaxBytes);
   } catch (error) {
-    answer.body.destroy();
-    if (error instanceof AppError) throw error;
-    throw badRequest(`url: the download failed: ${(error as Error).message}`);
+    // A download that broke off or ran out of time; the store's own errors keep their meaning.
+    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`);
+    throw error;
+  } finally {
+    answer.discard();
   }
 }
 

@@ -101,6 +101,8 @@ export async function startServer(env: Record<string, string>, options: { port?:
 export interface WorkerProcess {
   child: ChildProcess;
   exited: Promise<number | null>;
+  /** The lines it has written to stdout and stderr so far. */
+  output: readonly string[];
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -123,7 +125,7 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
     resolve(code);
   }));
   const worker: WorkerProcess = {
-    child, exited,
+    child, exited, output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
