@@ -30,7 +30,7 @@ import { WriteQueue } from './platform/write.ts';
 import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { LinkCache } from './platform/targeting.ts';
-import { dropQuietConnectionsOnClose, noteAnswered, routeFailedExpectations, serverOptions } from './platform/transport.ts';
+import { dropQuietConnectionsOnClose, noteAnswered, refuseConnect, routeFailedExpectations, serverOptions } from './platform/transport.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
@@ -78,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   routeFailedExpectations(app);
+  refuseConnect(app);
   recordRoutes(app);
   installRouteRules(app);
   // Bodies are JSON only: text/plain (parsed by default) gets 415 like any other media type.

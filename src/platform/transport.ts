@@ -1,11 +1,11 @@
 // The HTTP server's own limits, and the answers Node's HTTP layer makes before Fastify sees a
 // request: a malformed request line or header, headers over the size limit, a request not received
-// in time, an `Expect` other than `100-continue`. Every one of them answers in the error shape
+// in time, an `Expect` other than `100-continue`, a CONNECT. Every one of them answers in the error shape
 // (`{"detail": …}` with a request id) instead of Node's or Fastify's own bodies, and closes the
 // connection, since what is left on it cannot be trusted.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import { AppError } from './errors.ts';
@@ -18,6 +18,7 @@ const DETAIL = {
   tooLarge: `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB`,
   malformed: 'Malformed HTTP request: the request line, a header or the body framing is invalid',
   expectation: 'Expectation Failed: the only expectation supported is `Expect: 100-continue`',
+  connect: 'The CONNECT method is not supported: this service is not a proxy',
 };
 
 /**
@@ -46,13 +47,13 @@ export function serverOptions(config: Config) {
   return { http, requestTimeout: deadline.timeoutMs, clientErrorHandler };
 }
 
-function rawAnswer(status: number, detail: string): string {
+function rawAnswer(status: number, detail: string, requestId: string = randomUUID()): string {
   const body = JSON.stringify({ detail });
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
-    `x-request-id: ${randomUUID()}`,
+    `x-request-id: ${requestId}`,
     'connection: close',
     '',
     body,
@@ -76,11 +77,48 @@ function readingBody(socket: Socket): IncomingMessage | undefined {
  * Requests answered before their body arrived (a 401 or 429 refuses before reading it), by socket.
  * Node keeps reading and discarding such a body so the connection can serve the next request; if
  * the rest never comes, the deadline closes the connection without a second answer to the request.
+ * An answer that closes the connection (a 413) closes it only after lingering (closeAfterLingering).
  */
 const answeredEarly = new WeakMap<Socket, IncomingMessage>();
 
 export function noteAnswered(req: IncomingMessage): void {
-  if (!req.complete && req.socket) answeredEarly.set(req.socket, req);
+  if (req.complete || !req.socket) return;
+  answeredEarly.set(req.socket, req);
+  req.socket.destroySoon = closeAfterLingering;
+}
+
+/** How long, and how many more bytes, a connection closed before its request's body arrived keeps reading. */
+export const LINGER_MS = 5000;
+export const LINGER_BYTES = 64 * 1024 * 1024;
+
+/** Connections whose request was cut off (too slow, or a broken body): nothing more is read from them. */
+const cutOff = new WeakSet<Socket>();
+
+/**
+ * Closes a connection whose answer says `Connection: close` (Node calls it once the answer is written)
+ * as nginx does, when the request's body is still arriving (a 413 for a body over the limit, a 417):
+ * it half-closes after the answer and reads and discards the rest until the body ends, the client
+ * hangs up, LINGER_MS pass or LINGER_BYTES more arrive, whichever comes first, then closes. Closing at
+ * once would leave the client's bytes unread, which the kernel answers with a reset: a client still
+ * writing its body then sees EPIPE or ECONNRESET and never reads the answer. A client that stops
+ * sending is cut off by the request deadline as before (clientErrorHandler).
+ */
+function closeAfterLingering(this: Socket): void {
+  const req = answeredEarly.get(this);
+  const server = (this as Socket & { server?: { listening: boolean } }).server;
+  if (!req || req.complete || cutOff.has(this) || server?.listening === false) return Socket.prototype.destroySoon.call(this);
+  this.end();
+  const start = this.bytesRead;
+  const close = () => {
+    clearTimeout(timer);
+    this.destroy();
+  };
+  const timer = setTimeout(close, LINGER_MS).unref();
+  req.on('data', () => {
+    if (this.bytesRead - start > LINGER_BYTES) close();
+  });
+  req.once('end', close);
+  this.once('close', () => clearTimeout(timer));
 }
 
 /** Connections refused by a raw answer, written or waiting for the answers ahead of it. */
@@ -108,6 +146,7 @@ function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException,
   // answer goes through the error handler with the request's id and rate-limit headers (and is
   // logged by its request line).
   if (request) {
+    cutOff.add(socket);
     const kind = status === 408 ? 'request_timeout' : 'bad_request';
     request.emit('error', new AppError(kind, detail, { headers: { connection: 'close' } }));
     return;
@@ -132,6 +171,21 @@ function afterAnswersInFlight(socket: Socket, then: () => void): void {
   const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (!res || res.writableFinished || !res.req?.complete) return then();
   res.once('finish', () => afterAnswersInFlight(socket, then));
+}
+
+/**
+ * A CONNECT request, which Node hands over outside Fastify's request cycle (and closes without a word
+ * when nobody listens for it), is refused with a raw 400 in the error shape.
+ */
+export function refuseConnect(app: FastifyInstance): void {
+  app.server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    // Node took its own listeners off the socket: a reset must not go unhandled.
+    socket.on('error', () => socket.destroy());
+    const requestId = randomUUID();
+    app.log.info({ reqId: requestId, method: req.method, route: 'unknown', status: 400 }, 'request');
+    socket.setTimeout(1000, () => socket.destroy());
+    socket.end(rawAnswer(400, DETAIL.connect, requestId), () => socket.destroy());
+  });
 }
 
 /**

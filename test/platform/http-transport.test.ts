@@ -156,6 +156,24 @@ describe('answers made before a route runs', () => {
     }
   });
 
+  it('answers a CONNECT request 400 in the error shape and closes, and survives a client that resets at once', async () => {
+    for (const text of ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n${auth()}\r\n`]) {
+      const reply = await rawRequest(port, text);
+      expect(reply.status, reply.body).toBe(400);
+      expect(reply.json()).toMatchObject({ detail: 'The CONNECT method is not supported: this service is not a proxy' });
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
+      expect(reply.headers['x-request-id']).toMatch(/^[\w-]{8,}$/);
+      expect(reply.headers.connection).toBe('close');
+      expect(await reply.closedAfterMs).toBeLessThan(2000);
+    }
+    for (let i = 0; i < 20; i++) {
+      const connection = await RawConnection.open(port);
+      connection.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      connection.socket.resetAndDestroy();
+    }
+    expect((await rawRequest(port, get('/v1/lists?limit=1'))).status).toBe(200);
+  });
+
   it('answers unknown routes 404 with the rate-limit headers, charged to the client address without a key', async () => {
     const known = await rawRequest(port, get('/v1/no-such-thing'));
     expectErrorShape(known, 404, /^Not Found$/);
