@@ -43,7 +43,8 @@ export const MESSAGES = {
   orgMismatch: TARGET_MESSAGES.orgMismatch,
 };
 
-export const lacksScope = (scope: string) => forbidden(`API key lacks scope ${scope}`);
+/** 403 `permission_denied` naming the scope in `detail` and, for programs, in `scope`. */
+export const lacksScope = (scope: string) => forbidden(`API key lacks scope ${scope}`, { scope });
 
 /**
  * Keys by presented token, for two seconds. Keyed by the token itself, so a cached request costs

@@ -1,15 +1,16 @@
 // The one place errors become responses. Client mistakes get their 4xx with a clear `detail`;
-// an unavailable store is 503; anything else is a 500 whose body never carries internals.
+// an unavailable store is 503; anything else is a 500 whose body never carries internals. Every
+// body is an AppError's, so it carries the `type` of its kind (errors.ts).
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from './errors.ts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, kindOfStatus, type ErrorKind } from './errors.ts';
 import { toValidationError, type RouteMessages } from './validation.ts';
 
-const FASTIFY_ERRORS: Record<string, [number, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'Request body exceeds the 1 MiB limit'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'Content-Type must be application/json'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'Content-Length does not match the body'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'Request body is not valid JSON'],
+const FASTIFY_ERRORS: Record<string, [ErrorKind, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body exceeds the 1 MiB limit'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Content-Type must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 'Content-Length does not match the body'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['bad_request', 'Request body is not valid JSON'],
 };
 
 // Connection-level failures of either store: the request may succeed once the store is back.
@@ -35,34 +36,35 @@ function isClientAbort(error: { code?: unknown }, request: FastifyRequest): bool
   return request.raw.readableAborted || (error.code === 'ECONNRESET' && request.raw.socket?.destroyed === true);
 }
 
+function answer(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).send(error.body());
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { errcode?: unknown }, request, reply) => {
     if (isClientAbort(error, request)) {
       request.log.info({ code: error.code }, 'client abort: the connection closed before the request was complete');
-      return reply.code(400).send({ detail: 'The connection closed before the request was complete' });
+      return answer(reply, new AppError('bad_request', 'The connection closed before the request was complete'));
     }
-    if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
-      return reply.code(error.status).send(error.body());
-    }
+    if (error instanceof AppError) return answer(reply, error);
     if (error.validation) {
       const messages = (request.routeOptions.config as { messages?: RouteMessages }).messages;
-      const mapped = toValidationError(error.validation as never, error.validationContext ?? 'body', messages);
-      return reply.code(mapped.status).send(mapped.body());
+      return answer(reply, toValidationError(error.validation as never, error.validationContext ?? 'body', messages));
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
-    if (known) return reply.code(known[0]).send({ detail: known[1] });
-    if (error instanceof SyntaxError && error.statusCode === 400) return reply.code(400).send({ detail: 'Request body is not valid JSON' });
-    if (isUniqueViolation(error)) return reply.code(409).send({ detail: 'The request conflicts with an existing record' });
+    if (known) return answer(reply, new AppError(known[0], known[1]));
+    if (error instanceof SyntaxError && error.statusCode === 400) return answer(reply, new AppError('bad_request', 'Request body is not valid JSON'));
+    if (isUniqueViolation(error)) return answer(reply, new AppError('conflict', 'The request conflicts with an existing record'));
     if (isUnavailable(error)) {
       request.log.error({ err: { message: error.message, code: error.code } }, 'store unavailable');
-      return reply.code(503).header('retry-after', '1').send({ detail: 'The service is temporarily unavailable; retry with backoff' });
+      return answer(reply, new AppError('unavailable', 'The service is temporarily unavailable; retry with backoff', { headers: { 'retry-after': '1' } }));
     }
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad Request' });
+    if (status >= 400 && status < 500) return reply.code(status).send(new AppError(kindOfStatus(status), STATUS_CODES[status] ?? 'Bad Request').body());
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ detail: 'Internal Server Error' });
+    return answer(reply, new AppError('internal', 'Internal Server Error'));
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  app.setNotFoundHandler((_request, reply) => answer(reply, new AppError('not_found', 'Not Found')));
 }

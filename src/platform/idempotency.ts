@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { canonicalJson } from './canonical-json.ts';
-import { AppError, badRequest, conflict } from './errors.ts';
+import { AppError, badRequest } from './errors.ts';
 import { LEASE_S, newLease } from './idempotency-lease.ts';
 import { nowSeconds } from './ids.ts';
 import { deleteIn, selectIn, updateIn } from './resource/tenancy.ts';
@@ -20,6 +20,8 @@ export type { IdempotencyClaim } from './idempotency-lease.ts';
 export const RETENTION_S = 24 * 60 * 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export const STILL_RUNNING = 'A request with this Idempotency-Key is still being processed; retry later';
+/** 409 `idempotency_conflict`: the first request with the key has not finished; a retry may succeed. */
+export const stillRunning = () => new AppError('idempotency_in_flight', STILL_RUNNING);
 
 function fingerprint(request: FastifyRequest): string {
   return hash('sha256', `${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
@@ -53,7 +55,7 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
       continue;
     }
     if (existing.fingerprint !== print) {
-      throw new AppError('validation', 'Idempotency-Key was already used with a different request; use a new key for a new request');
+      throw new AppError('idempotency_key_reused', 'Idempotency-Key was already used with a different request; use a new key for a new request');
     }
     if (existing.status !== null && existing.body !== null) {
       reply.code(existing.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(existing.body);
@@ -71,9 +73,9 @@ export async function claim(db: Kysely<DB>, request: FastifyRequest, reply: Fast
         return true;
       }
     }
-    throw conflict(STILL_RUNNING);
+    throw stillRunning();
   }
-  throw conflict(STILL_RUNNING);
+  throw stillRunning();
 }
 
 /**

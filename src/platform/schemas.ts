@@ -2,6 +2,7 @@
 // store it) and lone UTF-16 surrogates (no store can: they would be stored as U+FFFD, unlike the value
 // acknowledged), so hostile input is a 422 at the edge, never a database error or a silent change.
 import { Type, type TSchema } from 'typebox';
+import { ERROR_TYPES } from './errors.ts';
 
 // Validated with the `u` flag: a surrogate pair is one code point, a lone surrogate is refused.
 export const NO_NUL = '^[^\\u0000\\ud800-\\udfff]*$';
@@ -42,13 +43,19 @@ export const FieldErrorSchema = Type.Object({
   type: Type.String({ description: 'Machine-readable error type', examples: ['value_error.email'] }),
 });
 
+// Every member an error body may have: a route's error answers are serialized by this schema, which
+// drops any member it does not name. The OpenAPI document shows the `Error` component instead
+// (openapi-document.ts), with the types each status may carry.
 export const ErrorBody = Type.Object(
   {
+    // Optional here only so that a body without it is never a serializer's 500; every body has it.
+    type: Type.Optional(StringEnum(ERROR_TYPES, { description: 'What kind of error this is: stable, for programs to branch on (docs/api.md lists them)', examples: ['not_found'] })),
     detail: Type.Union([Type.String(), Type.Array(FieldErrorSchema)], {
       description: 'A human-readable message, or for validation errors (422) the list of field errors',
       examples: ['Contact not found'],
     }),
-    type: Type.Optional(Type.String({ description: 'Error type; `bad_request` for cursor errors', examples: ['bad_request'] })),
+    param: Type.Optional(Type.String({ description: 'The one field of the request at fault, when there is one', examples: ['work_email'] })),
+    scope: Type.Optional(Type.String({ description: 'On a 403 for a missing scope: the scope the key lacks', examples: ['contacts:write'] })),
     missing: Type.Optional(Type.Array(Type.String(), { description: 'On the 409 of a deal entering a stage without the evidence it requires: the missing evidence keys', examples: [['budget_confirmed']] })),
   },
   { description: 'Error' },

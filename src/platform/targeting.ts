@@ -18,7 +18,8 @@ const OWN_ORGANIZATION_ONLY = ['/auth/v1/', '/v1/agency/'];
 
 export const TARGET_MESSAGES = {
   malformed: 'X-Org-Id must be an organization id (org_…)',
-  orgMismatch: 'X-Org-Id does not match the organization of the API key',
+  // The specification names no message for this refusal: it says what would work instead.
+  orgMismatch: 'X-Org-Id does not match the organization of the API key (acting for another organization needs an agency key)',
   notLinked: 'Organization not linked to this agency key',
   ownOnly: 'This endpoint acts on the API key\'s own organization only; X-Org-Id may not name a client here',
 };

@@ -1,14 +1,14 @@
 // The HTTP server's own limits, and the answers Node's HTTP layer makes before Fastify sees a
 // request: a malformed request line or header, headers over the size limit, a request not received
 // in time, an `Expect` other than `100-continue`, a CONNECT. Every one of them answers in the error shape
-// (`{"detail": …}` with a request id) instead of Node's or Fastify's own bodies, and closes the
+// (`{"type": …, "detail": …}` with a request id) instead of Node's or Fastify's own bodies, and closes the
 // connection, since what is left on it cannot be trusted.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
-import { AppError } from './errors.ts';
+import { AppError, errorBody } from './errors.ts';
 
 /** Request line and headers together; room for the 20,000-character query values the API accepts. */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -48,7 +48,7 @@ export function serverOptions(config: Config) {
 }
 
 function rawAnswer(status: number, detail: string, requestId: string = randomUUID()): string {
-  const body = JSON.stringify({ detail });
+  const body = JSON.stringify(errorBody(status, detail));
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     'content-type: application/json; charset=utf-8',

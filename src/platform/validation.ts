@@ -1,7 +1,8 @@
 // Request validation. Bodies are validated strictly (no type coercion, unknown fields refused) so
 // that a wrong type is an error rather than a silent conversion; query strings and path parameters
 // are coerced from text as usual. Ajv errors become the spec's shapes: missing required fields and
-// invalid enumeration values are 400 with a message, everything else is 422 `[{loc, msg, type}]`.
+// invalid enumeration values are 400 with a message, everything else is 422 `[{loc, msg, type}]`;
+// either names the field at fault in `param` when there is one (errors.ts).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
@@ -83,11 +84,11 @@ export function toValidationError(errors: ErrorObject[], part: string, messages:
     const path = fieldPath(e);
     const field = path.join('.');
     if (e.keyword === 'required' && path.length === 1) {
-      return new AppError('bad_request', messages.required?.[field] ?? `${field} is required`);
+      return new AppError('bad_request', messages.required?.[field] ?? `${field} is required`, { param: field });
     }
     if (e.keyword === 'enum') {
       const allowed = (e.params.allowedValues as unknown[]).join(', ');
-      return new AppError('bad_request', messages.enum?.[field] ?? `Invalid ${field || where}: must be one of ${allowed}`);
+      return new AppError('bad_request', messages.enum?.[field] ?? `Invalid ${field || where}: must be one of ${allowed}`, field ? { param: field } : {});
     }
   }
   // A nullable field reports a failure for each branch of its union: keep the branch that says

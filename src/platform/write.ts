@@ -18,9 +18,9 @@ import { shaped } from '../db/prepared.ts';
 import type { DB, JobsTable } from '../db/schema.ts';
 import { webhookFanout } from '../resources/webhooks/webhooks.fanout.ts';
 import { isUnavailable, isUniqueViolation } from './error-handler.ts';
-import { AppError, conflict } from './errors.ts';
+import { AppError } from './errors.ts';
 import type { EventType } from './event-types.ts';
-import { STILL_RUNNING, type IdempotencyClaim } from './idempotency.ts';
+import { stillRunning, type IdempotencyClaim } from './idempotency.ts';
 import { newId, nowSeconds } from './ids.ts';
 import { DEFAULT_MAX_ATTEMPTS, type JobKind } from './jobs/kinds.ts';
 import { updateIn, type TenantTable } from './resource/tenancy.ts';
@@ -477,7 +477,7 @@ export class WriteContext {
     }
     // A claim taken over matches no row. In a run (several responses), the write whose claim it
     // was is found when the batch runs again one write at a time.
-    if (responses.length > 0 && changed !== BigInt(this.#responses.length)) throw conflict(STILL_RUNNING);
+    if (responses.length > 0 && changed !== BigInt(this.#responses.length)) throw stillRunning();
     return this.sequenceAfter;
   }
 

@@ -4,9 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { createOrganization } from '../../src/orgs/orgs.ts';
 import { client, tenant, type Client } from './app.ts';
+import { errorBody } from './errors.ts';
 
 export const NOT_LINKED = 'Organization not linked to this agency key';
-export const MISMATCH = 'X-Org-Id does not match the organization of the API key';
+export const MISMATCH = 'X-Org-Id does not match the organization of the API key (acting for another organization needs an agency key)';
 
 let agencies = 0;
 
@@ -57,7 +58,8 @@ export async function linkedClient(app: FastifyInstance, a: Awaited<ReturnType<t
 
 export const ids = async (c: Client, url: string) => (await c.get(url)).json().data.map((x: { id: string }) => x.id);
 
+/** An answer refused with `status`: exactly the body of that status's error type and `detail`. */
 export async function refused(res: { statusCode: number; json(): { detail: unknown } }, status: number, detail: string) {
   expect(res.statusCode).toBe(status);
-  expect(res.json()).toEqual({ detail });
+  expect(res.json()).toEqual(errorBody(status, detail));
 }

@@ -2,6 +2,7 @@
 // contacts, companies and deals that tasks and notes are associated with.
 import { expect } from 'vitest';
 import type { Client } from './app.ts';
+import { errorBody, TYPE_OF_STATUS } from './errors.ts';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Reply = Promise<{ statusCode: number; body: string; json: () => Json }>;
@@ -13,11 +14,15 @@ export async function ok(res: Reply, status = 200): Promise<Json> {
   return r.json().data;
 }
 
-/** The body of an answer that must fail with `status` (and this `detail`, when given). */
-export async function fails(res: Reply, status: number, detail?: unknown): Promise<Json> {
+/**
+ * The body of an answer that must fail with `status` and the type of that status (and, when given,
+ * this `detail` and these other members, e.g. `param`: then the body is exactly that).
+ */
+export async function fails(res: Reply, status: number, detail?: unknown, members?: Record<string, unknown>): Promise<Json> {
   const r = await res;
   expect(r.statusCode, r.body).toBe(status);
-  if (detail !== undefined) expect(r.json()).toEqual({ detail });
+  if (detail !== undefined) expect(r.json()).toEqual(errorBody(status, detail, members));
+  else expect(r.json().type, r.body).toBe(TYPE_OF_STATUS[status]);
   return r.json();
 }
 

@@ -28,7 +28,7 @@ describe('authentication', () => {
   it('refuses a request without an Authorization header', async () => {
     const res = await client(app, undefined).get('/v1/lists');
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ detail: 'missing Authorization header' });
+    expect(res.json()).toEqual({ type: 'authentication_failed', detail: 'missing Authorization header' });
   });
 
   it('refuses other schemes, unknown and malformed tokens', async () => {
@@ -48,14 +48,14 @@ describe('authentication', () => {
     for (const authorization of cases) {
       const res = await app.inject({ method: 'GET', url: '/v1/lists', headers: { authorization } });
       expect(res.statusCode, authorization).toBe(401);
-      expect(res.json(), authorization).toEqual({ detail: 'API key not associated with an organization' });
+      expect(res.json(), authorization).toEqual({ type: 'authentication_failed', detail: 'API key not associated with an organization' });
     }
   });
 
   it('recognizes a JWT and refuses it', async () => {
     const res = await client(app, jwt).get('/v1/lists');
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ detail: 'JWT token provided instead of API key' });
+    expect(res.json()).toEqual({ type: 'authentication_failed', detail: 'JWT token provided instead of API key' });
   });
 
   it('accepts the scheme name in any case', async () => {
@@ -77,7 +77,7 @@ describe('authentication', () => {
 
     const res = await key.get('/v1/lists');
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ detail: 'API key not associated with an organization' });
+    expect(res.json()).toEqual({ type: 'authentication_failed', detail: 'API key not associated with an organization' });
     const listed = (await t.live.get('/auth/v1/api-keys')).json().data.keys.map((k: { api_key_id: string }) => k.api_key_id);
     expect(listed).not.toContain(api_key_id);
     expect((await t.live.delete(`/auth/v1/api-keys/${api_key_id}`)).statusCode).toBe(404);

@@ -49,7 +49,7 @@ describe('the dashboard as served', () => {
     for (const url of ['/dashboard/ui/nope.js', '/dashboard/vendor/react.mjs', '/dashboard/ui/..%2Fdashboard.routes.ts', '/dashboard/ui/%2E%2E%2F%2E%2E%2Fapp.ts', '/dashboard/vendor/..%2F..%2Fpackage.json']) {
       const res = await app.inject({ url });
       expect(res.statusCode, url).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Not Found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Not Found' });
     }
     expect((await app.inject({ url: '/dashboard?x=1' })).statusCode).toBe(422);
   });

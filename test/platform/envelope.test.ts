@@ -112,9 +112,9 @@ describe('malformed requests', () => {
     for (const [method, url] of [['GET', '/v1/nothing-here'], ['POST', '/v1/contacts/con_x/launch'], ['GET', '/'], ['PUT', '/v1/contacts']] as const) {
       const res = await t.live(method, url);
       expect(res.statusCode, `${method} ${url}`).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Not Found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Not Found' });
     }
-    expect((await client(app, undefined).get('/v2/contacts')).json()).toEqual({ detail: 'Not Found' });
+    expect((await client(app, undefined).get('/v2/contacts')).json()).toEqual({ type: 'not_found', detail: 'Not Found' });
   });
 
   it('answers malformed JSON with 400', async () => {
@@ -137,7 +137,7 @@ describe('malformed requests', () => {
       for (const depth of [65, 5000]) {
         const res = await raw(t.live_token, `{${fields},"custom_fields":${nested(depth)}}`, 'application/json', url);
         expect(res.statusCode, `${url} at ${depth}`).toBe(400);
-        expect(res.json()).toEqual({ detail: 'Request body nests objects and arrays deeper than 64 levels' });
+        expect(res.json()).toEqual({ type: 'bad_request', detail: 'Request body nests objects and arrays deeper than 64 levels' });
       }
     }
     // 64 levels in all are read (and refused for what they say); brackets inside strings do not count.

@@ -63,7 +63,7 @@ describe('group commit', () => {
     const answers = await send();
     const expected = bodies.map((_, i) => (i % 5 === 2 ? 404 : i % 5 === 4 ? 400 : 201));
     expect(answers.map((a) => a.statusCode)).toEqual(expected);
-    expect(answers.filter((a) => a.statusCode === 404).map((a) => a.json())).toEqual(Array(6).fill({ detail: 'List not found' }));
+    expect(answers.filter((a) => a.statusCode === 404).map((a) => a.json())).toEqual(Array(6).fill({ type: 'not_found', detail: 'List not found' }));
 
     const good = answers.filter((a) => a.statusCode === 201).map((a) => a.json().data.id).sort();
     const listed = (await t.live.get('/v1/contacts?limit=100')).json();

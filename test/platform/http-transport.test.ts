@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { requestDeadline } from '../../src/platform/transport.ts';
 import { capturedLogs, tenant, testApp } from '../helpers/app.ts';
+import { TYPE_OF_STATUS } from '../helpers/errors.ts';
 import { RawConnection, rawRequest, type RawReply } from '../helpers/raw-http.ts';
 
 const TIMEOUT_MS = 600;
@@ -34,7 +35,8 @@ const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\n${auth()}${ex
 function expectErrorShape(reply: RawReply, status: number, detail: RegExp) {
   expect(reply.status, reply.body).toBe(status);
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
-  expect(Object.keys(reply.json())).toEqual(['detail']);
+  expect(Object.keys(reply.json()).sort()).toEqual(['detail', 'type']);
+  expect(reply.json().type).toBe(TYPE_OF_STATUS[status]);
   expect(reply.json().detail).toMatch(detail);
   expect(reply.headers['x-request-id']).toMatch(/^[\w-]{8,}$/);
 }

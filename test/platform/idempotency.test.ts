@@ -147,7 +147,7 @@ describe('Idempotency-Key', () => {
     const missing = 'lst_00000000000000000000000000';
     const first = await t.live.post('/v1/contacts', { list_id: missing, name: 'A' }, key);
     expect(first.statusCode).toBe(404);
-    expect(first.json()).toEqual({ detail: 'List not found' });
+    expect(first.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     const again = await t.live.post('/v1/contacts', { list_id: missing, name: 'A' }, key);
     expect(again.statusCode).toBe(404);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -159,7 +159,7 @@ describe('Idempotency-Key', () => {
     expect(empty.statusCode).toBe(400);
     const emptyAgain = await t.live.patch(`/v1/lists/${list}`, {}, emptyKey);
     expect(emptyAgain.headers['idempotent-replayed']).toBe('true');
-    expect(emptyAgain.json()).toEqual({ detail: 'No fields to update' });
+    expect(emptyAgain.json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     expect(await totalContacts(t.live)).toBe(0);
   });
 

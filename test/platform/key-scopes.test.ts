@@ -74,11 +74,11 @@ describe('restricted keys', () => {
     for (const [reply, scope] of refusals) {
       const res = await reply;
       expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ detail: `API key lacks scope ${scope}` });
+      expect(res.json()).toEqual({ type: 'permission_denied', detail: `API key lacks scope ${scope}`, scope });
     }
     const reader = (await keyOf(t.live, { scopes: ['contacts:read'] })).c;
     expect((await reader.get('/v1/contacts')).json().pagination.total).toBe(1);
-    expect((await reader.post('/v1/contacts', { list_id: list })).json()).toEqual({ detail: 'API key lacks scope contacts:write' });
+    expect((await reader.post('/v1/contacts', { list_id: list })).json()).toEqual({ type: 'permission_denied', detail: 'API key lacks scope contacts:write', scope: 'contacts:write' });
     expect((await reader.get('/auth/v1/scopes')).statusCode).toBe(200);
     // The refused requests changed nothing.
     expect((await t.live.get('/v1/lists')).json().pagination.total).toBe(1);
@@ -93,7 +93,7 @@ describe('PATCH /auth/v1/api-keys/{id}', () => {
     const renamed = await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, { name: 'Form key', scopes: ['contacts:write', 'lists:read'] });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect(renamed.json().data).toMatchObject({ api_key_id: key.api_key_id, name: 'Form key', scopes: ['contacts:write', 'lists:read'] });
-    expect((await key.c.post('/v1/lists', { name: 'x', type: 'contacts' })).json()).toEqual({ detail: 'API key lacks scope lists:write' });
+    expect((await key.c.post('/v1/lists', { name: 'x', type: 'contacts' })).json()).toEqual({ type: 'permission_denied', detail: 'API key lacks scope lists:write', scope: 'lists:write' });
     expect((await key.c.get('/v1/lists')).statusCode).toBe(200);
     expect((await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, { scopes: ['contacts:read'] })).json().data.scopes).toEqual(['contacts:read']);
 
@@ -109,10 +109,10 @@ describe('PATCH /auth/v1/api-keys/{id}', () => {
     for (const [body, status, detail] of bad) {
       const res = await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, body);
       expect(res.statusCode).toBe(status);
-      expect(res.json()).toEqual({ detail });
+      expect(res.json()).toEqual({ type: 'bad_request', detail });
     }
     expect((await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, { is_agency: true })).statusCode).toBe(422);
-    expect((await t.live.patch('/auth/v1/api-keys/key_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', { name: 'x' })).json()).toEqual({ detail: 'API key not found' });
+    expect((await t.live.patch('/auth/v1/api-keys/key_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', { name: 'x' })).json()).toEqual({ type: 'not_found', detail: 'API key not found' });
     const other = await tenant(app);
     expect((await other.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, { name: 'stolen' })).statusCode).toBe(404);
     const live = (await t.live.get('/auth/v1/api-keys')).json().data.keys.find((k: { mode: string; name: string }) => k.mode === 'live' && k.name !== 'Form key');
@@ -137,7 +137,7 @@ describe('expiry', () => {
     await new Promise((r) => setTimeout(r, Math.max(0, (expires - Date.now() / 1000) * 1000) + 50));
     for (const res of [await key.c.get('/v1/lists'), await key.c.post('/v1/lists', { name: 'x', type: 'contacts' }), await key.c.get('/auth/v1/scopes')]) {
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ detail: 'API key has expired' });
+      expect(res.json()).toEqual({ type: 'authentication_failed', detail: 'API key has expired' });
     }
     const listed = (await t.live.get('/auth/v1/api-keys')).json().data.keys.find((k: { api_key_id: string }) => k.api_key_id === key.api_key_id);
     expect(listed.expires_at).toBe(expires);

@@ -27,8 +27,9 @@ async function withContacts(count: number, listCount = 1) {
 const expectCursorError = (res: LightMyRequestResponse) => {
   expect(res.statusCode).toBe(400);
   const body = res.json();
-  expect(Object.keys(body).sort()).toEqual(['detail', 'type']);
+  expect(Object.keys(body).sort()).toEqual(['detail', 'param', 'type']);
   expect(body.type).toBe('bad_request');
+  expect(body.param).toBe('cursor');
   expect(typeof body.detail).toBe('string');
 };
 

@@ -56,7 +56,7 @@ describe('unknown query parameters', () => {
     const res = await t.live.get(url);
     expect(res.statusCode, res.body).toBe(422);
     const name = url.split('?')[1].split('=')[0];
-    expect(res.json()).toEqual({ detail: [{ loc: ['query', name], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+    expect(res.json()).toEqual({ type: 'validation_error', detail: [{ loc: ['query', name], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }], param: name });
   });
 
   it('refuses them on a route with an id, which still answers without them', async () => {
@@ -92,7 +92,7 @@ describe('routes that take no body', () => {
 
     const res = await t.test.post(`/v1/campaigns/${campaign.id}/launch`, { dry_run: true }, { 'idempotency-key': 'launch-with-body' });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toEqual({ detail: [{ loc: ['body', 'dry_run'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
+    expect(res.json()).toEqual({ type: 'validation_error', detail: [{ loc: ['body', 'dry_run'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }], param: 'dry_run' });
     expect((await t.test.get(`/v1/campaigns/${campaign.id}`)).json().data.status).toBe('draft');
     expect(await balance()).toBe(before);
 
@@ -133,7 +133,7 @@ describe('routes whose body is an object', () => {
     for (const headers of [{}, json]) {
       const patch = await app.inject({ method: 'PATCH', url: `/v1/companies/${company.id}`, headers: { authorization: `Bearer ${(await tokenOf())}`, ...headers } });
       expect(patch.statusCode, patch.body).toBe(400);
-      expect(patch.json()).toEqual({ detail: 'No fields to update' });
+      expect(patch.json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
       // A create names what it needs rather than that the body is missing.
       const create = await app.inject({ method: 'POST', url: '/v1/companies', headers: { authorization: `Bearer ${(await tokenOf())}`, ...headers } });
       expect(create.statusCode, create.body).toBe(400);
@@ -150,7 +150,7 @@ describe('routes whose body is an object', () => {
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().data).toMatchObject({ deal_id: deal.id, contact_id: ada.id, role: null });
     // Without a body an unknown deal is still 404.
-    expect((await t.live('PUT', `/v1/deals/dea_01KWA69J18KR7HB645AKG3BWK9/contacts/${ada.id}`)).json()).toEqual({ detail: 'Deal not found' });
+    expect((await t.live('PUT', `/v1/deals/dea_01KWA69J18KR7HB645AKG3BWK9/contacts/${ada.id}`)).json()).toEqual({ type: 'not_found', detail: 'Deal not found' });
   });
 });
 
@@ -163,7 +163,7 @@ describe('JSON bodies', () => {
     for (const contentType of ['application/json', 'application/json; charset=latin1']) {
       const res = await raw(Buffer.from([...Buffer.from('{"name":"caf'), 0xe9, ...Buffer.from('"}')]), contentType);
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json()).toEqual({ detail: 'Request body is not valid UTF-8' });
+      expect(res.json()).toEqual({ type: 'bad_request', detail: 'Request body is not valid UTF-8' });
     }
     expect((await t.live.get('/v1/companies?limit=1')).json().pagination.total).toBe(before);
     const ok = await raw(Buffer.from('{"name":"café ☕"}'));
@@ -177,7 +177,7 @@ describe('JSON bodies', () => {
       expect(res.statusCode, body).toBe(400);
       expect(res.json().detail, body).toMatch(/__proto__/);
     }
-    expect((await raw('{"name":')).json()).toEqual({ detail: 'Request body is not valid JSON' });
+    expect((await raw('{"name":')).json()).toEqual({ type: 'bad_request', detail: 'Request body is not valid JSON' });
   });
 });
 
@@ -187,7 +187,7 @@ describe('malformed cursors of any length', () => {
     for (const path of ['/v1/contacts', '/v1/lists', '/v1/events', '/v1/usage/transactions']) {
       const res = await t.live.get(`${path}?cursor=${cursor.slice(0, length)}`);
       expect(res.statusCode, `${path} ${res.body.slice(0, 200)}`).toBe(400);
-      expect(res.json()).toEqual({ type: 'bad_request', detail: expect.any(String) });
+      expect(res.json()).toEqual({ type: 'bad_request', detail: expect.any(String), param: 'cursor' });
     }
   });
 });

@@ -137,10 +137,10 @@ describe('assert in a batch', () => {
       { index: 0, action: 'created', id: created },
       { index: 1, action: 'updated', id: existing.id },
       { index: 2, action: 'noop', id: same.id },
-      { index: 3, error: { status: 422, detail: [expect.objectContaining({ loc: ['body', 'work_email'] })] } },
-      { index: 4, error: { status: 400, detail: 'list_id is required when creating contacts' } },
-      { index: 5, error: { status: 409, detail: expect.stringContaining(existing.id) } },
-      { index: 6, error: { status: 404, detail: 'List not found' } },
+      { index: 3, error: { status: 422, type: 'validation_error', detail: [expect.objectContaining({ loc: ['body', 'work_email'] })], param: 'work_email' } },
+      { index: 4, error: { status: 400, type: 'bad_request', detail: 'list_id is required when creating contacts', param: 'list_id' } },
+      { index: 5, error: { status: 409, type: 'conflict', detail: expect.stringContaining(existing.id) } },
+      { index: 6, error: { status: 404, type: 'not_found', detail: 'List not found' } },
       { index: 7, action: 'updated', id: created },
     ]);
     const listed = (await t.live.get('/v1/contacts?limit=200')).json();
@@ -170,7 +170,7 @@ describe('assert in a batch', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     const { results } = res.json().data;
-    expect(results[2]).toEqual({ index: 2, error: { status: 400, detail: expect.stringMatching(/^Contacts can only be on lists of type/) } });
+    expect(results[2]).toEqual({ index: 2, error: { status: 400, type: 'bad_request', detail: expect.stringMatching(/^Contacts can only be on lists of type/) } });
     const read = async (i: number) => (await t.live.get(`/v1/contacts/${results[i].id}`)).json().data;
     expect(await Promise.all([0, 1, 3, 4].map(async (i) => {
       const c = await read(i);

@@ -103,7 +103,7 @@ describe('campaigns', () => {
     const t = await tenant(app);
     const missing = await t.live.post('/v1/campaigns', { channels: ['email'] });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toEqual({ detail: 'name is required' });
+    expect(missing.json()).toEqual({ type: 'bad_request', detail: 'name is required', param: 'name' });
 
     const badRequests: Array<[Record<string, unknown>, RegExp]> = [
       [{ channels: ['fax'] }, /channels/],
@@ -147,11 +147,11 @@ describe('campaigns', () => {
     const other = await tenant(app);
     const unknown = await t.live.post('/v1/campaigns', { name: 'X', list_id: 'lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ detail: 'List not found' });
+    expect(unknown.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     for (const foreign of [await createList(other.live), await createList(t.test)]) {
       const res = await t.live.post('/v1/campaigns', { name: 'X', list_id: foreign });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'List not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     }
     for (const type of ['suppressions', 'companies', 'deals']) {
       const res = await t.live.post('/v1/campaigns', { name: 'X', list_id: await createList(t.live, type) });
@@ -172,7 +172,7 @@ describe('campaigns', () => {
       for (const [method, suffix] of calls) {
         const res = await c(method, `/v1/campaigns/${id}${suffix}`, method === 'PATCH' ? { name: 'x' } : method === 'POST' ? {} : undefined);
         expect(res.statusCode, `${method} ${suffix}`).toBe(404);
-        expect(res.json()).toEqual({ detail: 'Campaign not found' });
+        expect(res.json()).toEqual({ type: 'not_found', detail: 'Campaign not found' });
       }
     }
     expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data).toEqual(campaign);
@@ -194,7 +194,7 @@ describe('campaigns', () => {
 
     const empty = await t.live.patch(`/v1/campaigns/${campaign.id}`, {});
     expect(empty.statusCode).toBe(400);
-    expect(empty.json()).toEqual({ detail: 'No fields to update' });
+    expect(empty.json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     const dropsChannel = await t.live.patch(`/v1/campaigns/${campaign.id}`, { channels: ['sms'] });
     expect(dropsChannel.statusCode).toBe(400);
     expect(dropsChannel.json().detail).toMatch(/Step 1 uses channel email/);
@@ -206,7 +206,7 @@ describe('campaigns', () => {
     expect((await t.live.post(`/v1/campaigns/${campaign.id}/launch`)).statusCode).toBe(201);
     const active = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Too late' });
     expect(active.statusCode).toBe(409);
-    expect(active.json()).toEqual({ detail: 'Only draft or paused campaigns can be edited' });
+    expect(active.json()).toEqual({ type: 'conflict', detail: 'Only draft or paused campaigns can be edited' });
 
     expect((await t.live.post(`/v1/campaigns/${campaign.id}/pause`)).statusCode).toBe(201);
     const paused = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Paused edit', steps: [{ channel: 'email', body: 'v2' }] });
@@ -263,7 +263,7 @@ describe('campaigns', () => {
 
     const again = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual({ detail: 'Campaign is not a draft' });
+    expect(again.json()).toEqual({ type: 'conflict', detail: 'Campaign is not a draft' });
     expect(await debits(t.live)).toHaveLength(1);
   });
 
@@ -323,7 +323,7 @@ describe('campaigns', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => t.live.post(`/v1/campaigns/${campaign.id}/launch`)));
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
-    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json()).toEqual({ detail: 'Campaign is not a draft' });
+    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json()).toEqual({ type: 'conflict', detail: 'Campaign is not a draft' });
     expect(await debits(t.live)).toHaveLength(1);
     expect(await eventsOf(t.live, 'campaign.launched')).toHaveLength(1);
     expect(await balance(t.live)).toBe(996);
@@ -350,7 +350,7 @@ describe('campaigns', () => {
     expect((await t.live.post(`/v1/campaigns/${campaign.id}/pause`)).statusCode).toBe(409);
     const launchPaused = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
     expect(launchPaused.statusCode).toBe(409);
-    expect(launchPaused.json()).toEqual({ detail: 'Campaign is not a draft' });
+    expect(launchPaused.json()).toEqual({ type: 'conflict', detail: 'Campaign is not a draft' });
 
     const resumed = await t.live.post(`/v1/campaigns/${campaign.id}/resume`);
     expect(resumed.statusCode).toBe(201);
@@ -382,7 +382,7 @@ describe('campaigns', () => {
       expect(res.json()).toEqual({ data: { id: c.id, deleted: true } });
       const gone = await t.live.get(`/v1/campaigns/${c.id}`);
       expect(gone.statusCode).toBe(404);
-      expect(gone.json()).toEqual({ detail: 'Campaign not found' });
+      expect(gone.json()).toEqual({ type: 'not_found', detail: 'Campaign not found' });
     }
     const left = await app.services.database.db.selectFrom('campaign_enrollments').select('contact_id').where('campaign_id', 'in', [active.id, paused.id]).execute();
     expect(left).toEqual([]);

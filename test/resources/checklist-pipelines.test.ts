@@ -28,10 +28,10 @@ describe('the evidence library', () => {
 
     const again = await t.live.post('/v1/pipelines/evidence-library', { key: 'security_review_passed', title: 'Again' });
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual({ detail: 'Evidence key security_review_passed already exists' });
+    expect(again.json()).toEqual({ type: 'conflict', detail: 'Evidence key security_review_passed already exists' });
     const builtIn = await t.live.post('/v1/pipelines/evidence-library', { key: 'budget_confirmed', title: 'Mine' });
     expect(builtIn.statusCode).toBe(409);
-    expect(builtIn.json()).toEqual({ detail: 'Evidence key budget_confirmed is a built-in key of the library' });
+    expect(builtIn.json()).toEqual({ type: 'conflict', detail: 'Evidence key budget_confirmed is a built-in key of the library' });
     for (const key of ['SecurityReview', 'security-review', '1st_call', '']) {
       const bad = await t.live.post('/v1/pipelines/evidence-library', { key, title: 'Bad' });
       expect(bad.statusCode, key).toBe(422);
@@ -70,12 +70,12 @@ describe('methodologies', () => {
     const renamed = await ok(t.live.patch(`/v1/pipelines/${made.id}`, { name: 'Strategic' }));
     expect(renamed.name).toBe('Strategic');
     expect((await events(t.live, 'pipeline.updated'))[0].previous_attributes).toEqual({ name: 'Enterprise' });
-    expect((await t.live.patch(`/v1/pipelines/${made.id}`, {})).json()).toEqual({ detail: 'No fields to update' });
+    expect((await t.live.patch(`/v1/pipelines/${made.id}`, {})).json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
 
     expect(await ok(t.live.delete(`/v1/pipelines/${made.id}`))).toEqual({ id: made.id, deleted: true });
     const gone = await t.live.get(`/v1/pipelines/${made.id}`);
     expect(gone.statusCode).toBe(404);
-    expect(gone.json()).toEqual({ detail: 'Pipeline not found' });
+    expect(gone.json()).toEqual({ type: 'not_found', detail: 'Pipeline not found' });
     expect((await events(t.live, 'pipeline.deleted'))[0].data.object.stages).toHaveLength(3);
   });
 
@@ -127,7 +127,7 @@ describe('stages of a methodology', () => {
     const changed = await ok(t.live.patch(`/v1/pipelines/${p.id}/stages/${three.id}`, { recommended_elements: ['competition_known'], exit_criteria: 'Date agreed', stage_type: 'won' }));
     expect(changed).toMatchObject({ id: three.id, required_elements: ['timeline_known'], recommended_elements: ['competition_known'], exit_criteria: 'Date agreed', stage_type: 'won' });
     expect((await t.live.patch(`/v1/pipelines/${p.id}/stages/${three.id}`, { exit_criteria: null })).json().data.exit_criteria).toBeNull();
-    expect((await t.live.patch(`/v1/pipelines/${p.id}/stages/${three.id}`, {})).json()).toEqual({ detail: 'No fields to update' });
+    expect((await t.live.patch(`/v1/pipelines/${p.id}/stages/${three.id}`, {})).json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     const badKey = await t.live.patch(`/v1/pipelines/${p.id}/stages/${three.id}`, { required_elements: ['nope'] });
     expect(badKey.statusCode).toBe(422);
     expect(badKey.json().detail[0]).toMatchObject({ loc: ['body', 'required_elements', '0'] });
@@ -140,22 +140,22 @@ describe('stages of a methodology', () => {
     for (const stage_ids of [[ids[0], ids[1]], [ids[0], ids[0], ids[1]], [ids[0], ids[1], ids[2], ids[2]]]) {
       const res = await order({ stage_ids });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ detail: 'stage_ids must name every stage of the pipeline exactly once' });
+      expect(res.json()).toEqual({ type: 'bad_request', detail: 'stage_ids must name every stage of the pipeline exactly once' });
     }
     const foreign = await order({ stage_ids: [ids[0], ids[1], 'cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] });
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toEqual({ detail: 'Stage not found' });
+    expect(foreign.json()).toEqual({ type: 'not_found', detail: 'Stage not found' });
 
     expect(await ok(t.live.delete(`/v1/pipelines/${p.id}/stages/${ids[2]}`))).toEqual({ id: ids[2], deleted: true });
     expect((await ok(t.live.get(`/v1/pipelines/${p.id}`))).stages.map((s: Json) => [s.id, s.position])).toEqual([[ids[0], 0], [ids[1], 1]]);
     for (const [method, url] of [['PATCH', `/v1/pipelines/${p.id}/stages/${ids[2]}`], ['DELETE', `/v1/pipelines/${p.id}/stages/${ids[2]}`]] as const) {
       const res = await t.live(method, url, method === 'PATCH' ? { name: 'X' } : undefined);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Stage not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Stage not found' });
     }
     const unknown = await t.live.post('/v1/pipelines/ckp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B/stages', { name: 'X' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ detail: 'Pipeline not found' });
+    expect(unknown.json()).toEqual({ type: 'not_found', detail: 'Pipeline not found' });
     // Created, three stage changes, reorder, delete (the invalid requests recorded nothing).
     expect(await events(t.live, 'pipeline.updated')).toHaveLength(5);
     expect((await events(t.live, 'pipeline.updated'))[0].data.object.stages).toHaveLength(2);
@@ -166,7 +166,7 @@ describe('stages of a methodology', () => {
     const p = await methodology(t.live, { name: 'Long', stages: Array.from({ length: 50 }, (_, i) => ({ name: `S${i}` })) });
     const res = await t.live.post(`/v1/pipelines/${p.id}/stages`, { name: 'One more' });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ detail: 'A pipeline has at most 50 stages' });
+    expect(res.json()).toEqual({ type: 'conflict', detail: 'A pipeline has at most 50 stages' });
     expect((await t.live.post('/v1/pipelines', { name: 'Too long', stages: Array.from({ length: 51 }, (_, i) => ({ name: `S${i}` })) })).statusCode).toBe(422);
   });
 
@@ -178,10 +178,10 @@ describe('stages of a methodology', () => {
     await ok(t.live.patch(`/v1/deals/pipelines/${deals.id}/stages/${dealStage.id}`, { checklist_stage_id: p.stages[1].id }));
     const stage = await t.live.delete(`/v1/pipelines/${p.id}/stages/${p.stages[1].id}`);
     expect(stage.statusCode).toBe(409);
-    expect(stage.json()).toEqual({ detail: `Stage ${p.stages[1].id} is linked from deal stage ${dealStage.id} (${dealStage.name}) of deal pipeline ${deals.id}; unlink it first` });
+    expect(stage.json()).toEqual({ type: 'conflict', detail: `Stage ${p.stages[1].id} is linked from deal stage ${dealStage.id} (${dealStage.name}) of deal pipeline ${deals.id}; unlink it first` });
     const whole = await t.live.delete(`/v1/pipelines/${p.id}`);
     expect(whole.statusCode).toBe(409);
-    expect(whole.json()).toEqual({ detail: `The pipeline is linked from deal stage ${dealStage.id} (${dealStage.name}) of deal pipeline ${deals.id}; unlink it first` });
+    expect(whole.json()).toEqual({ type: 'conflict', detail: `The pipeline is linked from deal stage ${dealStage.id} (${dealStage.name}) of deal pipeline ${deals.id}; unlink it first` });
     expect((await ok(t.live.get(`/v1/pipelines/${p.id}`))).stages).toHaveLength(2);
     // The unlinked stage goes; once the deal stage lets go, so does the methodology.
     await ok(t.live.delete(`/v1/pipelines/${p.id}/stages/${p.stages[0].id}`));
@@ -204,14 +204,14 @@ describe('isolation', () => {
       ] as const) {
         const res = await c(method, url, body);
         expect(res.statusCode, `${method} ${url}`).toBe(404);
-        expect(res.json()).toEqual({ detail: 'Pipeline not found' });
+        expect(res.json()).toEqual({ type: 'not_found', detail: 'Pipeline not found' });
       }
       expect((await c.get('/v1/pipelines?limit=200')).json().data.some((x: Json) => x.id === p.id)).toBe(false);
       // Nor can another tenant's deal stage link it.
       const theirs = await dealPipeline(c);
       const link = await c.patch(`/v1/deals/pipelines/${theirs.id}/stages/${theirs.stages[0].id}`, { checklist_stage_id: stageId });
       expect(link.statusCode).toBe(404);
-      expect(link.json()).toEqual({ detail: 'Checklist stage not found' });
+      expect(link.json()).toEqual({ type: 'not_found', detail: 'Checklist stage not found' });
     }
     expect((await ok(a.live.get(`/v1/pipelines/${p.id}`))).stages).toHaveLength(2);
   });

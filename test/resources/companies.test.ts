@@ -78,7 +78,7 @@ describe('companies', () => {
     const t = await tenant(app);
     const missing = await t.live.post('/v1/companies', { domain: 'example.com' });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toEqual({ detail: 'name is required' });
+    expect(missing.json()).toEqual({ type: 'bad_request', detail: 'name is required', param: 'name' });
 
     for (const domain of ['not a domain', 'localhost', 'https://', 'ada@example.com', 'exa_mple.com']) {
       const res = await t.live.post('/v1/companies', { name: 'X', domain });
@@ -144,7 +144,7 @@ describe('companies', () => {
 
     const empty = await t.live.patch(`/v1/companies/${company.id}`, {});
     expect(empty.statusCode).toBe(400);
-    expect(empty.json()).toEqual({ detail: 'No fields to update' });
+    expect(empty.json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
 
     const conflict = await t.live.patch(`/v1/companies/${company.id}`, { domain: 'https://www.two.example' });
     expect(conflict.statusCode).toBe(409);
@@ -159,7 +159,7 @@ describe('companies', () => {
 
     const unknown = await t.live.patch('/v1/companies/cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', { name: 'x' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ detail: 'Company not found' });
+    expect(unknown.json()).toEqual({ type: 'not_found', detail: 'Company not found' });
   });
 
   it('deletes a company; afterwards it is 404 everywhere and the total drops', async () => {
@@ -177,7 +177,7 @@ describe('companies', () => {
     for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'x' }], ['DELETE', undefined]] as const) {
       const again = await t.live(method, `/v1/companies/${company.id}`, body);
       expect(again.statusCode, method).toBe(404);
-      expect(again.json()).toEqual({ detail: 'Company not found' });
+      expect(again.json()).toEqual({ type: 'not_found', detail: 'Company not found' });
     }
     expect((await t.live.get('/v1/companies')).json().pagination.total).toBe(1);
     // The domain is free again.
@@ -192,7 +192,7 @@ describe('companies', () => {
       for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'x' }], ['DELETE', undefined]] as const) {
         const res = await c(method, `/v1/companies/${company.id}`, body);
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toEqual({ detail: 'Company not found' });
+        expect(res.json()).toEqual({ type: 'not_found', detail: 'Company not found' });
       }
     }
     expect((await other.live.get('/v1/companies')).json().data).toEqual([]);

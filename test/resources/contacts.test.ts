@@ -66,8 +66,8 @@ describe('POST /v1/contacts', () => {
     const t = await tenant(app);
     const res = await t.live.post('/v1/contacts', { work_email: 'a@example.com', name: 'No list' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ detail: 'list_id is required when creating contacts' });
-    expect((await t.live.post('/v1/contacts', {})).json()).toEqual({ detail: 'list_id is required when creating contacts' });
+    expect(res.json()).toEqual({ type: 'bad_request', detail: 'list_id is required when creating contacts', param: 'list_id' });
+    expect((await t.live.post('/v1/contacts', {})).json()).toEqual({ type: 'bad_request', detail: 'list_id is required when creating contacts', param: 'list_id' });
     expect((await t.live.get('/v1/contacts')).json().pagination.total).toBe(0);
   });
 
@@ -79,7 +79,7 @@ describe('POST /v1/contacts', () => {
     for (const listId of [MISSING_LIST, theirs, testList]) {
       const res = await t.live.post('/v1/contacts', { list_id: listId, name: 'x' });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'List not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     }
     expect(await memberCount(other.live, theirs)).toBe(0);
   });
@@ -113,10 +113,10 @@ describe('GET /v1/contacts/{id}', () => {
     for (const [c, id] of [[t.live, MISSING_CONTACT], [t.live, 'x'], [other.live, contact.id], [t.test, contact.id]] as const) {
       const res = await c.get(`/v1/contacts/${id}`);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Contact not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
     }
     await t.live.delete(`/v1/contacts/${contact.id}`);
-    expect((await t.live.get(`/v1/contacts/${contact.id}`)).json()).toEqual({ detail: 'Contact not found' });
+    expect((await t.live.get(`/v1/contacts/${contact.id}`)).json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
     expect((await client(app, undefined).get(`/v1/contacts/${contact.id}`)).statusCode).toBe(401);
   });
 });
@@ -138,7 +138,7 @@ describe('PATCH /v1/contacts/{id}', () => {
     const contact = await makeContact(t.live, { list_id: await makeList(t.live) });
     const res = await t.live.patch(`/v1/contacts/${contact.id}`, {});
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ detail: 'No fields to update' });
+    expect(res.json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
   });
 
   it('answers Contact not found for unknown and foreign ids', async () => {
@@ -148,7 +148,7 @@ describe('PATCH /v1/contacts/{id}', () => {
     for (const id of [MISSING_CONTACT, theirs.id]) {
       const res = await t.live.patch(`/v1/contacts/${id}`, { title: 'Hijacked' });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Contact not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
     }
     expect((await other.live.get(`/v1/contacts/${theirs.id}`)).json().data.title).toBe('Theirs');
   });
@@ -193,7 +193,7 @@ describe('PATCH /v1/contacts/{id}', () => {
     for (const listId of [MISSING_LIST, await makeList(other.live)]) {
       const res = await t.live.patch(`/v1/contacts/${contact.id}`, { list_id: listId, title: 'After' });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'List not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     }
     const companies = await makeList(t.live, 'companies');
     expect((await t.live.patch(`/v1/contacts/${contact.id}`, { list_id: companies })).statusCode).toBe(400);
@@ -215,7 +215,7 @@ describe('DELETE /v1/contacts/{id}', () => {
     expect((await t.live.get('/v1/contacts')).json().pagination.total).toBe(0);
     const again = await t.live.delete(`/v1/contacts/${contact.id}`);
     expect(again.statusCode).toBe(404);
-    expect(again.json()).toEqual({ detail: 'Contact not found' });
+    expect(again.json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
   });
 
   it('answers Contact not found for another tenant\'s contact and leaves it alone', async () => {
@@ -224,7 +224,7 @@ describe('DELETE /v1/contacts/{id}', () => {
     const theirs = await makeContact(other.live, { list_id: await makeList(other.live) });
     const res = await t.live.delete(`/v1/contacts/${theirs.id}`);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ detail: 'Contact not found' });
+    expect(res.json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
     expect((await other.live.get(`/v1/contacts/${theirs.id}`)).statusCode).toBe(200);
   });
 });
@@ -397,8 +397,8 @@ describe('contacts created together', () => {
     const bodies = [list, MISSING_LIST, list, companiesList, theirs, list].map((listId, i) => ({ list_id: listId, work_email: `p${i}@example.com` }));
     const answered = await Promise.all(bodies.map((body) => t.live.post('/v1/contacts', body)));
     expect(answered.map((r) => r.statusCode)).toEqual([201, 404, 201, 400, 404, 201]);
-    expect(answered[1].json()).toEqual({ detail: 'List not found' });
-    expect(answered[4].json()).toEqual({ detail: 'List not found' });
+    expect(answered[1].json()).toEqual({ type: 'not_found', detail: 'List not found' });
+    expect(answered[4].json()).toEqual({ type: 'not_found', detail: 'List not found' });
     expect(answered[3].json().detail).toMatch(/^Contacts can only be on lists of type/);
     expect(await memberCount(t.live, list)).toBe(3);
     expect(await memberCount(t.live, companiesList)).toBe(0);

@@ -37,7 +37,7 @@ describe('linking deal stages to checklist stages', () => {
       await c.post('/v1/deals/pipelines', { name: 'Y', stages: [{ name: 'Open', checklist_stage_id: 'cks_nope' }] }),
     ]) {
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Checklist stage not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Checklist stage not found' });
     }
     expect((await c.get('/v1/deals/pipelines')).json().pagination.total).toBe(2);
     expect((await ok(c.patch(`/v1/deals/pipelines/${pipeline.id}/stages/${added.id}`, { checklist_stage_id: null }))).checklist_stage_id).toBeNull();
@@ -74,7 +74,7 @@ describe('the gate on entering a linked stage', () => {
     expect(byForce.previous_attributes).toEqual({ stage_id: discovery.id });
     // Changes within the stage are not gated; force alone is no change.
     expect(await ok(c.patch(`/v1/deals/${deal.id}`, { amount: 5 }))).toMatchObject({ amount: 5 });
-    expect((await c.patch(`/v1/deals/${deal.id}`, { force: true })).json()).toEqual({ detail: 'No fields to update' });
+    expect((await c.patch(`/v1/deals/${deal.id}`, { force: true })).json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     const unforced = await c.patch(`/v1/deals/${deal.id}`, { stage_id: proposal.id, force: false });
     expect(unforced.statusCode).toBe(200);
   });
@@ -116,11 +116,11 @@ describe('evidence on a deal', () => {
 
     const missingDeal = await c.post('/v1/deals/dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B/evidence', { key: 'budget_confirmed' });
     expect(missingDeal.statusCode).toBe(404);
-    expect(missingDeal.json()).toEqual({ detail: 'Deal not found' });
+    expect(missingDeal.json()).toEqual({ type: 'not_found', detail: 'Deal not found' });
     expect(await ok(c.delete(`/v1/deals/${deal.id}/evidence/budget_confirmed`))).toEqual({ key: 'budget_confirmed', deleted: true });
     const again = await c.delete(`/v1/deals/${deal.id}/evidence/budget_confirmed`);
     expect(again.statusCode).toBe(404);
-    expect(again.json()).toEqual({ detail: 'Evidence not found on this deal' });
+    expect(again.json()).toEqual({ type: 'not_found', detail: 'Evidence not found on this deal' });
     expect((await events(c, 'deal.evidence_removed'))[0].data.object).toMatchObject({ id: deal.id, evidence_key: 'budget_confirmed' });
     expect((await ok(c.get(`/v1/deals/${deal.id}/checklist`))).evidence.map((e: Json) => e.key)).toEqual(['made_up']);
 
@@ -184,7 +184,7 @@ describe('isolation', () => {
       ] as const) {
         const res = await intruder(method, url, body);
         expect(res.statusCode, `${method} ${url}`).toBe(404);
-        expect(res.json()).toEqual({ detail: 'Deal not found' });
+        expect(res.json()).toEqual({ type: 'not_found', detail: 'Deal not found' });
       }
     }
     expect((await ok(c.get(`/v1/deals/${deal.id}/checklist`))).evidence).toHaveLength(1);

@@ -69,7 +69,7 @@ describe('deals summary', () => {
     expect((await summary()).totals.count).toBe(5);
     const missing = await t.live.get('/v1/deals/summary?pipeline_id=pip_missing');
     expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ detail: 'Pipeline not found' });
+    expect(missing.json()).toEqual({ type: 'not_found', detail: 'Pipeline not found' });
     expect((await t.test.get(`/v1/deals/summary?pipeline_id=${other.id}`)).statusCode).toBe(404);
     expect((await t.live.get('/v1/deals/summary?other=1')).statusCode).toBe(422);
   });
@@ -94,7 +94,7 @@ describe('deals summary', () => {
     bodies[7] = { ...bodies[7], contacts: [{ contact_id: people[0].id }, { contact_id: 'con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B' }] };
     const answers = await Promise.all(bodies.map((body) => t.live.post('/v1/deals', body)));
     expect(answers.map((a) => a.statusCode)).toEqual(bodies.map((_, i) => (i === 7 ? 404 : 201)));
-    expect(answers[7].json()).toEqual({ detail: 'Contact not found' });
+    expect(answers[7].json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
     expect(await ok(t.live.get('/v1/deals/summary'))).toEqual(await recount(t.live, p.id));
     expect((await ok(t.live.get('/v1/deals/summary'))).totals.count).toBe(23);
     // Each deal's contacts, as its `deal.contact_added` events tell them (one read: the rate limit).

@@ -164,7 +164,7 @@ describe('GET /v1/events (list)', () => {
     const b = await tenant(app);
     for (let i = 0; i < 2; i++) await newList(a.live, `C${i}`);
     expect((await client(app, undefined).get('/v1/events')).statusCode).toBe(401);
-    expect((await client(app, 'svc_live_nope').get('/v1/events')).json()).toEqual({ detail: 'API key not associated with an organization' });
+    expect((await client(app, 'svc_live_nope').get('/v1/events')).json()).toEqual({ type: 'authentication_failed', detail: 'API key not associated with an organization' });
     const cursor = (await a.live.get('/v1/events?limit=1')).json().next_cursor;
     for (const other of [b.live, a.test]) {
       const res = await other.get(`/v1/events?limit=1&cursor=${encodeURIComponent(cursor)}`);

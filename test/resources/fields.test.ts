@@ -82,7 +82,7 @@ describe('field definitions', () => {
     expect((await t.live.delete('/v1/fields/contacts.work_email')).statusCode).toBe(400);
     // A built-in id that names no field is not found, as on GET, not read-only.
     for (const res of [await t.live.get('/v1/fields/contacts.bogus'), await t.live.patch('/v1/fields/companies.nonexistent', { title: 'x' }), await t.live.delete('/v1/fields/contacts.bogus')]) {
-      expect([res.statusCode, res.json()]).toEqual([404, { detail: 'Field not found' }]);
+      expect([res.statusCode, res.json()]).toEqual([404, { type: 'not_found', detail: 'Field not found' }]);
     }
     expect((await t.live.patch(`/v1/fields/${first.id}`, {})).json().detail).toBe('No fields to update');
   });

@@ -253,7 +253,7 @@ describe('imports', () => {
     for (const path of ['', '/errors', '/errors.csv']) {
       const res = await other.live.get(`/v1/imports/${String(created.id)}${path}`);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Import not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Import not found' });
     }
     expect((await other.live.post(`/v1/imports/${String(created.id)}/cancel`)).statusCode).toBe(404);
     expect((await t.test.get(`/v1/imports/${String(created.id)}`)).statusCode).toBe(404);
@@ -282,7 +282,7 @@ describe('imports run by a worker', () => {
     const cancelled = await t.live.post(`/v1/imports/${id}/cancel`);
     expect(cancelled.statusCode).toBe(201);
     expect(cancelled.json().data).toMatchObject({ status: 'cancelled' });
-    expect((await t.live.post(`/v1/imports/${id}/cancel`)).json()).toEqual({ detail: 'Import is already cancelled' });
+    expect((await t.live.post(`/v1/imports/${id}/cancel`)).json()).toEqual({ type: 'conflict', detail: 'Import is already cancelled' });
     await runImport(quiet.services.database, { orgId: t.org_id, mode: 'live' }, id, { batchRows: 2 });
     expect(await contactsOf(t, listId)).toHaveLength(0);
   });
@@ -393,7 +393,7 @@ describe('the size limit', () => {
       const big = `Email\n${'x@example.com\n'.repeat(400)}`;
       const res = await upload(small, t.live_token, { csv: big, fields: { object: 'contacts', list_id: listId } });
       expect(res.statusCode).toBe(413);
-      expect(res.json()).toEqual({ detail: 'The file exceeds the 2048 bytes limit of an import' });
+      expect(res.json()).toEqual({ type: 'payload_too_large', detail: 'The file exceeds the 2048 bytes limit of an import' });
       expect((await t.live.get('/v1/imports')).json().data).toHaveLength(0);
     } finally {
       await small.close();
@@ -410,7 +410,7 @@ describe('the size limit', () => {
       conn.socket.write(`POST /v1/imports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.live_token}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${101 * 1024 * 1024}\r\n\r\n--x\r\n`);
       const reply = await conn.response();
       expect(reply.status).toBe(413);
-      expect(reply.json()).toEqual({ detail: 'The file exceeds the 100 MiB limit of an import' });
+      expect(reply.json()).toEqual({ type: 'payload_too_large', detail: 'The file exceeds the 100 MiB limit of an import' });
       conn.socket.destroy();
     } finally {
       await server.close();

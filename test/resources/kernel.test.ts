@@ -39,7 +39,7 @@ describe.each(resources.map((r) => [r.plural, r] as const))('kernel resource %s'
 
     const empty = await call('PATCH', `/v1/${plural}/${record.id}`, {});
     expect(empty.status).toBe(400);
-    expect(json(empty)).toEqual({ detail: 'No fields to update' });
+    expect(json(empty)).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     const change = await bodyFor(api, actor, findRoute(api, 'PATCH', `/v1/${plural}/:id`)) as Record<string, unknown>;
     const updated = await call('PATCH', `/v1/${plural}/${record.id}`, change);
     expect(updated.status, updated.body).toBe(200);
@@ -58,7 +58,7 @@ describe.each(resources.map((r) => [r.plural, r] as const))('kernel resource %s'
     for (const [method, url, body] of [['GET', '', undefined], ['PATCH', '', change], ['DELETE', '', undefined]] as const) {
       const gone = await call(method, `/v1/${plural}/${record.id}${url}`, body);
       expect(gone.status, `${method} after delete`).toBe(404);
-      expect(json(gone)).toEqual({ detail: r.notFound });
+      expect(json(gone)).toEqual({ type: 'not_found', detail: r.notFound });
     }
   });
 
@@ -71,7 +71,7 @@ describe.each(resources.map((r) => [r.plural, r] as const))('kernel resource %s'
       for (const method of ['GET', 'DELETE']) {
         const res = await intruder.call(method, `/v1/${plural}/${id}`);
         expect(res.status).toBe(404);
-        expect(json(res)).toEqual({ detail: r.notFound });
+        expect(json(res)).toEqual({ type: 'not_found', detail: r.notFound });
       }
       expect(json(await intruder.call('GET', `/v1/${plural}?limit=200`)).data.some((x: { id: string }) => x.id === id)).toBe(false);
     }

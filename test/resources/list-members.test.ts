@@ -38,7 +38,7 @@ describe('list members', () => {
     const removed = await t.live.delete(`/v1/lists/${accounts}/members/${b}`);
     expect(removed.statusCode).toBe(200);
     expect(removed.json()).toEqual({ data: { id: b, deleted: true } });
-    expect((await t.live.delete(`/v1/lists/${accounts}/members/${b}`)).json()).toEqual({ detail: 'Member not found' });
+    expect((await t.live.delete(`/v1/lists/${accounts}/members/${b}`)).json()).toEqual({ type: 'not_found', detail: 'Member not found' });
     expect(await memberCount(t.live, accounts)).toBe(2);
     expect((await t.live.get(`/v1/companies/${b}`)).statusCode).toBe(200);
 

@@ -44,7 +44,7 @@ describe('POST /v1/lists', () => {
     for (const type of ['bogus', 'Contacts', '', 'contact', 42, null]) {
       const res = await t.live.post('/v1/lists', { name: 'L', type });
       expect(res.statusCode, String(type)).toBe(400);
-      expect(res.json()).toEqual({ detail: 'Invalid list type' });
+      expect(res.json()).toEqual({ type: 'bad_request', detail: 'Invalid list type', param: 'type' });
     }
     expect((await t.live.get('/v1/lists')).json().pagination.total).toBe(0);
   });
@@ -79,7 +79,7 @@ describe('GET /v1/lists', () => {
 
     const bad = await t.live.get('/v1/lists?type=bogus');
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ detail: 'Invalid list type' });
+    expect(bad.json()).toEqual({ type: 'bad_request', detail: 'Invalid list type', param: 'type' });
   });
 
   it('never shows another organization\'s or the other mode\'s lists', async () => {
@@ -106,7 +106,7 @@ describe('GET /v1/lists/{id}', () => {
     for (const [c, id] of [[t.live, MISSING], [t.live, 'nonsense'], [other.live, list.id], [t.test, list.id]] as const) {
       const missing = await c.get(`/v1/lists/${id}`);
       expect(missing.statusCode).toBe(404);
-      expect(missing.json()).toEqual({ detail: 'List not found' });
+      expect(missing.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     }
     expect((await client(app, undefined).get(`/v1/lists/${list.id}`)).statusCode).toBe(401);
   });
@@ -130,7 +130,7 @@ describe('PATCH /v1/lists/{id}', () => {
     const list = await makeList(t.live);
     const res = await t.live.patch(`/v1/lists/${list.id}`, {});
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ detail: 'No fields to update' });
+    expect(res.json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
   });
 
   it('keeps the type fixed and refuses unknown lists', async () => {
@@ -143,7 +143,7 @@ describe('PATCH /v1/lists/{id}', () => {
     for (const [c, id] of [[t.live, MISSING], [other.live, list.id]] as const) {
       const res = await c.patch(`/v1/lists/${id}`, { name: 'x' });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ detail: 'List not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     }
     expect((await getList(t.live, list.id)).name).toBe('A list');
   });
@@ -158,7 +158,7 @@ describe('DELETE /v1/lists/{id}', () => {
     expect(res.json()).toEqual({ data: { id: list.id, deleted: true } });
     for (const again of [await t.live.get(`/v1/lists/${list.id}`), await t.live.delete(`/v1/lists/${list.id}`)]) {
       expect(again.statusCode).toBe(404);
-      expect(again.json()).toEqual({ detail: 'List not found' });
+      expect(again.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     }
   });
 
@@ -181,7 +181,7 @@ describe('DELETE /v1/lists/{id}', () => {
     const cascaded = await t.live.delete(`/v1/lists/${list.id}?cascade=true`);
     expect(cascaded.statusCode).toBe(200);
     expect(cascaded.json()).toEqual({ data: { id: list.id, deleted: true } });
-    for (const id of members) expect((await t.live.get(`/v1/contacts/${id}`)).json()).toEqual({ detail: 'Contact not found' });
+    for (const id of members) expect((await t.live.get(`/v1/contacts/${id}`)).json()).toEqual({ type: 'not_found', detail: 'Contact not found' });
     expect((await t.live.get(`/v1/contacts/${kept}`)).statusCode).toBe(200);
     expect((await t.live.get('/v1/contacts')).json().pagination.total).toBe(1);
     expect((await t.live.get(`/v1/contacts?list_id=${list.id}`)).json().pagination.total).toBe(0);
@@ -194,7 +194,7 @@ describe('DELETE /v1/lists/{id}', () => {
     await t.live.post(`/v1/lists/${list.id}/entries`, { values: ['a@example.com'] });
     expect((await t.live.delete(`/v1/lists/${list.id}`)).statusCode).toBe(409);
     expect((await t.live.delete(`/v1/lists/${list.id}?cascade=true`)).statusCode).toBe(200);
-    expect((await t.live.get(`/v1/lists/${list.id}/entries`)).json()).toEqual({ detail: 'List not found' });
+    expect((await t.live.get(`/v1/lists/${list.id}/entries`)).json()).toEqual({ type: 'not_found', detail: 'List not found' });
   });
 
   it('answers List not found for another tenant\'s list and leaves it alone', async () => {
@@ -203,7 +203,7 @@ describe('DELETE /v1/lists/{id}', () => {
     const list = await makeList(other.live);
     const res = await t.live.delete(`/v1/lists/${list.id}?cascade=true`);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ detail: 'List not found' });
+    expect(res.json()).toEqual({ type: 'not_found', detail: 'List not found' });
     expect((await other.live.get(`/v1/lists/${list.id}`)).statusCode).toBe(200);
   });
 });
@@ -241,7 +241,7 @@ describe('suppression entries', () => {
     expect((await getList(t.live, list.id)).member_count).toBe(0);
     const again = await t.live.delete(`/v1/lists/${list.id}/entries/${entry.id}`);
     expect(again.statusCode).toBe(404);
-    expect(again.json()).toEqual({ detail: 'Entry not found' });
+    expect(again.json()).toEqual({ type: 'not_found', detail: 'Entry not found' });
     expect((await t.live.get(`/v1/lists/${list.id}/entries`)).json().data).toEqual([]);
   });
 
@@ -265,7 +265,7 @@ describe('suppression entries', () => {
     for (const [c, id] of [[t.live, MISSING], [other.live, suppressions.id]] as const) {
       for (const res of [await c.post(`/v1/lists/${id}/entries`, { values: ['a@example.com'] }), await c.get(`/v1/lists/${id}/entries`), await c.delete(`/v1/lists/${id}/entries/ent_x`)]) {
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toEqual({ detail: 'List not found' });
+        expect(res.json()).toEqual({ type: 'not_found', detail: 'List not found' });
       }
     }
   });

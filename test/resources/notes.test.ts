@@ -38,7 +38,7 @@ describe('notes', () => {
     const t = await tenant(app);
     const r = await records(t.live);
     const path = `/v1/companies/${r.company.id}/notes`;
-    await fails(t.live.post(path, {}), 400, 'content is required');
+    await fails(t.live.post(path, {}), 400, 'content is required', { param: 'content' });
     expect((await fails(t.live.post(path, { content: '' }), 422)).detail[0].loc).toEqual(['body', 'content']);
     expect((await note(t.live, path, { content: 'x'.repeat(100_000) })).content).toHaveLength(100_000);
     expect((await fails(t.live.post(path, { content: 'x'.repeat(100_001) }), 422)).detail[0].loc).toEqual(['body', 'content']);

@@ -301,7 +301,7 @@ describe('lists of quotes', () => {
     expect(ids(await page(`/v1/quotes?deal_id=${deal.id}&contact_id=${to.id}`))).toEqual([q1.id]);
     expect(ids(await page('/v1/quotes?number=Q-0003'))).toEqual([q3.id]);
     expect(ids(await page('/v1/quotes?title=PLAN'))).toEqual([q1.id, q2.id].sort());
-    await fails(t.live.get('/v1/quotes?status=pending'), 400, 'Invalid status: must be one of draft, sent, viewed, accepted, declined, expired, void');
+    await fails(t.live.get('/v1/quotes?status=pending'), 400, 'Invalid status: must be one of draft, sent, viewed, accepted, declined, expired, void', { param: 'status' });
     // Deleting the deal leaves its quotes without one.
     await ok(t.live.delete(`/v1/deals/${deal.id}`));
     expect((await ok(t.live.get(`/v1/quotes/${q2.id}`))).deal_id).toBeNull();

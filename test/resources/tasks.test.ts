@@ -28,7 +28,7 @@ describe('tasks', () => {
     expect(plain.id).toMatch(/^tsk_/);
     expect(await ok(t.live.get(`/v1/tasks/${plain.id}`))).toEqual(plain);
 
-    await fails(t.live.post('/v1/tasks', { description: 'no title' }), 400, 'title is required');
+    await fails(t.live.post('/v1/tasks', { description: 'no title' }), 400, 'title is required', { param: 'title' });
     await fails(t.live.post('/v1/tasks', { title: 'x', type: 'fax' }), 400);
     await fails(t.live.post('/v1/tasks', { title: 'x', status: 'overdue' }), 400);
     expect((await fails(t.live.post('/v1/tasks', { title: 'x', priority: 5 }), 422)).detail[0].loc).toEqual(['body', 'priority']);
@@ -158,7 +158,7 @@ describe('tasks', () => {
       expect(ids(page.data)).toContain(made.id);
       await fails(t.live.get(`/v1/${path}/${path.slice(0, 3)}_missing/tasks`), 404, `${{ contacts: 'Contact', companies: 'Company', deals: 'Deal' }[path]} not found`);
       await fails(t.live.post(`/v1/${path}/${path.slice(0, 3)}_missing/tasks`, { title: 'x' }), 404);
-      await fails(t.live.post(`/v1/${path}/${record.id}/tasks`, {}), 400, 'title is required');
+      await fails(t.live.post(`/v1/${path}/${record.id}/tasks`, {}), 400, 'title is required', { param: 'title' });
     }
     // The contact's list: the three tasks (each names the contact), with the usual filters and paging.
     const mine = await walk(t.live, `/v1/contacts/${r.contact.id}/tasks`, 2);

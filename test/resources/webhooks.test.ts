@@ -97,7 +97,7 @@ describe('webhook endpoints', () => {
       const body = method === 'PATCH' ? { is_active: false } : path === '/replay' ? { created_after: 0 } : undefined;
       const res = await other.live(method, `/v1/webhooks/${mine.id}${path}`, body ?? (method === 'POST' ? {} : undefined));
       expect(res.statusCode, `${method} ${path}`).toBe(404);
-      expect(res.json()).toEqual({ detail: 'Webhook endpoint not found' });
+      expect(res.json()).toEqual({ type: 'not_found', detail: 'Webhook endpoint not found' });
       expect((await t.test(method, `/v1/webhooks/${mine.id}${path}`, body ?? (method === 'POST' ? {} : undefined))).statusCode).toBe(404);
     }
     expect((await t.live.get(`/v1/webhooks/${MISSING}`)).statusCode).toBe(404);

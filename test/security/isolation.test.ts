@@ -161,7 +161,7 @@ describe('credentials', () => {
       for (const caller of [b.live, b.test]) {
         const reply = await callRoute(caller, route, params, { 'x-org-id': a.orgId });
         expect(reply.status, `${caller.label} naming A on ${label(route)} → ${reply.body}`).toBe(403);
-        expect(json(reply).detail).toBe('X-Org-Id does not match the organization of the API key');
+        expect(json(reply)).toEqual({ type: 'permission_denied', detail: 'X-Org-Id does not match the organization of the API key (acting for another organization needs an agency key)' });
       }
       if (route.method === 'GET') {
         const own = await callRoute(a.live, route, params, { 'x-org-id': a.orgId });

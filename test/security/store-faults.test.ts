@@ -69,6 +69,7 @@ async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 15_00
 
 function expectOutageReply(reply: Reply): void {
   expect(reply.status).toBe(503);
+  expect(json(reply).type).toBe('service_unavailable');
   expect(json(reply).detail).toMatch(/unavailable/i);
   expect(reply.headers['retry-after']).toBeDefined();
 }

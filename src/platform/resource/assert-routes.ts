@@ -22,7 +22,9 @@ const ResultSchema = Type.Object({
   id: Type.Optional(Type.String({ description: 'Identifier of the record created, updated or matched', examples: ['con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
   error: Type.Optional(Type.Object({
     status: Type.Integer({ description: 'The status a single assert of this record would have answered', examples: [422] }),
+    type: Type.String({ description: 'The error type a single assert would have answered (docs/api.md)', examples: ['not_found'] }),
     detail: Type.Unsafe<unknown>({ description: 'The error, as a single assert would have answered it: a message, or a list of field errors', examples: ['List not found'] }),
+    param: Type.Optional(Type.String({ description: 'The one field at fault, when there is one', examples: ['work_email'] })),
   }, { description: 'Why this record failed (nothing of it was written)' })),
 }, { description: 'The outcome of one record' });
 
@@ -100,7 +102,7 @@ export function assertRoutes(r: Resource): FastifyPluginAsync {
           const result: Awaited<ReturnType<typeof oneOf>> = error ? { error } : await oneOf(r, w, input, match, namedLater[index]);
           if ('error' in result) {
             totals.failed++;
-            results.push({ index, error: { status: result.error.status, detail: result.error.detail } });
+            results.push({ index, error: { status: result.error.status, ...result.error.body() } });
           } else {
             totals[result.action]++;
             results.push({ index, action: result.action, id: result.id });

@@ -1,8 +1,10 @@
 // One shape for responses from app.inject and from real sockets, and the checks every response of
 // the security suite must pass: no 5xx for anything a client sends (503 only where a test takes a
-// store away), errors as JSON with a `detail`, no internals, no token hashes, no x-powered-by.
+// store away), errors as JSON with a `detail` and the documented `type` of their status, no
+// internals, no token hashes, no x-powered-by.
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { TYPES_OF_STATUS } from '../../helpers/errors.ts';
 import { tokenHashIn } from './secrets.ts';
 
 export interface Reply {
@@ -55,8 +57,11 @@ export function checkReply(reply: Reply, context: string, options: CheckOptions 
     expect(String(reply.headers['content-type']), `error content type of ${where}`).toMatch(/^application\/json/);
     let body: unknown;
     expect(() => (body = JSON.parse(reply.body)), `error body is JSON: ${where}`).not.toThrow();
-    const detail = (body as { detail?: unknown }).detail;
+    const { detail, type, param } = body as { detail?: unknown; type?: unknown; param?: unknown };
+    expect(TYPES_OF_STATUS[reply.status] ?? [], `error type ${String(type)} of ${where}`).toContain(type);
+    if (param !== undefined) expect(typeof param === 'string' && param.length > 0, `param: ${where}`).toBe(true);
     if (Array.isArray(detail)) {
+      expect(type, `a list of field errors is a validation_error: ${where}`).toBe('validation_error');
       expect(detail.length, `empty detail list: ${where}`).toBeGreaterThan(0);
       for (const item of detail) {
         expect(Array.isArray(item.loc) && typeof item.msg === 'string' && typeof item.type === 'string', `field error shape: ${where}`).toBe(true);
