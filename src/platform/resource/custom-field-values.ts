@@ -10,7 +10,7 @@ import type { Scope } from '../scope.ts';
 import type { WriteContext } from '../write.ts';
 import type { Resource, Row } from './define.ts';
 import { CLEARED } from './stored-json.ts';
-import { applicable, checkInput, checkValue, definitionsIn, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
+import { appliesTo, checkInput, checkValue, definitionsIn, fieldDefinitions, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
 const asObject = (v: unknown) => (parseJson(v) as Record<string, unknown> | null) ?? {};
@@ -18,17 +18,21 @@ const asObject = (v: unknown) => (parseJson(v) as Record<string, unknown> | null
 /**
  * Validates the write's `custom_fields` (`given`; undefined when the write names none) and sets the
  * stored column in `row`; writes the changed values to `field_values`. `before` is absent on create.
- * A unique value another record holds is 409 naming that record.
+ * A unique value another record holds is 409 naming that record. A record moved to another list
+ * loses the values of its former list's fields (in `row`, so the update's event names them).
  */
 export async function writeCustomFields(r: Resource, w: WriteContext, row: Record<string, unknown>, given: unknown, before?: Row): Promise<void> {
-  if (before && given === undefined) return;
-  const id = (before?.id ?? row.id) as string;
   const listId = row.list_id !== undefined ? row.list_id : before?.list_id;
-  const defs = applicable(await definitionsIn(w, r.plural), listId);
+  const moved = before !== undefined && listId !== before.list_id;
+  if (before && given === undefined && !moved) return;
+  const id = (before?.id ?? row.id) as string;
+  const defs = await definitionsIn(w, r.plural);
   const current = before ? asObject(before.custom_fields) : undefined;
-  if (!before && given === undefined && !defs.some((d) => d.required)) return;
-  const checked = checkInput(defs, given as Record<string, unknown> | undefined, current);
+  if (!before && given === undefined && !defs.some((d) => d.required && appliesTo(d, listId))) return;
+  const checked = checkInput(defs, listId, given as Record<string, unknown> | undefined, current);
   if (Array.isArray(checked)) throw validationError(checked);
+  // A move that leaves no value behind changes no custom field.
+  if (given === undefined && before && checked.changed.length === 0) return;
   row.custom_fields = JSON.stringify(checked.values);
   if (checked.changed.length === 0) return;
 

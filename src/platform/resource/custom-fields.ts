@@ -6,6 +6,7 @@
 import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { isHttpUrl, NOT_HTTP_URL } from '../http-url.ts';
 import { parseJson } from '../../db/sql.ts';
 import type { FieldError } from '../errors.ts';
 import type { Scope } from '../scope.ts';
@@ -64,9 +65,8 @@ export const definitionsIn = (w: WriteContext, object: string): Promise<FieldDef
 /** The write changed field definitions: its transaction's next reads of them go to the store. */
 export const definitionsChanged = (w: WriteContext): void => w.changed(SHARED_NAME);
 
-/** The definitions that apply to a record: global ones, and those of the record's list. */
-export const applicable = (defs: FieldDefinition[], listId: unknown) =>
-  defs.filter((d) => d.list_id === null || d.list_id === listId);
+/** Whether a definition applies to a record on list `listId`: a global one, or one of that list. */
+export const appliesTo = (def: FieldDefinition, listId: unknown) => def.list_id === null || def.list_id === listId;
 
 /** The `custom_fields` member of an opted-in resource (stored as JSON; answered as an object, `{}` when empty). */
 export const customFieldsField = (): Field => {
@@ -92,6 +92,13 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_TEXT = 10_000;
 const storable = (v: string) => !v.includes('\u0000') && !/\p{Cs}/u.test(v);
 
+/**
+ * A text value as stored and compared: Unicode NFC (`é` typed as one character or as `e` and a
+ * combining accent is one value) without white space around it, so a unique field cannot hold the
+ * same text twice in forms a reader cannot tell apart.
+ */
+export const canonicalText = (v: string) => v.normalize('NFC').trim();
+
 type Checked = { value: unknown; encoded: Encoded } | { error: [string, string] };
 
 /** Checks one value against its definition: the stored value and its index form, or [msg, type]. */
@@ -102,10 +109,12 @@ export function checkValue(def: FieldDefinition, value: unknown): Checked {
   const strings = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v) => typeof v === 'string') : [];
   if (strings.some((v) => !storable(v))) return { error: ['String contains characters that are not allowed', 'string_pattern_mismatch'] };
   switch (def.data_type) {
-    case 'text':
+    case 'text': {
       if (typeof value !== 'string') return { error: ['Input should be a valid string', 'string_type'] };
-      if (value.length > MAX_TEXT) return { error: [`String should have at most ${MAX_TEXT} characters`, 'string_too_long'] };
-      return ok(value, value, null);
+      const text = canonicalText(value);
+      if (text.length > MAX_TEXT) return { error: [`String should have at most ${MAX_TEXT} characters`, 'string_too_long'] };
+      return ok(text, text, null);
+    }
     case 'number':
     case 'currency':
       if (typeof value !== 'number' || !Number.isFinite(value)) return { error: ['Input should be a valid number', 'number_type'] };
@@ -131,17 +140,14 @@ export function checkValue(def: FieldDefinition, value: unknown): Checked {
       return ok(sorted, sorted.length ? `|${sorted.join('|')}|` : null, null);
     }
     case 'email': {
-      const email = typeof value === 'string' ? value.trim().toLowerCase() : '';
+      const email = typeof value === 'string' ? canonicalText(value).toLowerCase() : '';
       if (!EMAIL.test(email) || email.length > 320) return { error: ['value is not a valid email address', 'value_error.email'] };
       return ok(email, email, null);
     }
     case 'url': {
-      let url: URL | undefined;
-      try {
-        url = typeof value === 'string' && value.length <= 2000 ? new URL(value) : undefined;
-      } catch { /* not a URL */ }
-      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return { error: ['value is not a valid http(s) URL', 'value_error.url'] };
-      return ok(value, value as string, null);
+      const url = typeof value === 'string' ? value.normalize('NFC') : '';
+      if (url.length > 2000 || !isHttpUrl(url)) return { error: [NOT_HTTP_URL, 'value_error.url'] };
+      return ok(url, url, null);
     }
   }
 }
@@ -157,28 +163,43 @@ export interface CheckedInput {
 }
 
 /**
- * Validates the `custom_fields` of a write against the definitions that apply to the record. On
- * create, required fields must be given; an update changes only the names it gives (null clears).
- * Throws nothing: returns the field errors, each naming `custom_fields.<name>`.
+ * Validates the `custom_fields` of a write (`given`) over the record's values (`current`, absent on
+ * create), with every definition of the object (`defs`) and the record's list after the write. A
+ * record holds values only of the fields that apply to it: the values of a list's fields go when
+ * the record moves to another list, null for such a field is accepted (there is nothing to clear)
+ * and any other value refused. On create, required fields that apply must be given; an update
+ * changes only the names it gives (null clears). Throws nothing: returns the field errors, each
+ * naming `custom_fields.<name>`.
  */
-export function checkInput(defs: FieldDefinition[], given: Record<string, unknown> | undefined, current: Record<string, unknown> | undefined): CheckedInput | FieldError[] {
+export function checkInput(defs: FieldDefinition[], listId: unknown, given: Record<string, unknown> | undefined, current: Record<string, unknown> | undefined): CheckedInput | FieldError[] {
   const byName = new Map(defs.map((d) => [d.name, d]));
   const errors: FieldError[] = [];
   const values: Record<string, unknown> = { ...(current ?? {}) };
   const changed: CheckedInput['changed'] = [];
   const loc = (name: string) => ['body', 'custom_fields', name];
+  const clear = (def: FieldDefinition) => {
+    if (!(def.name in values)) return;
+    delete values[def.name];
+    changed.push({ def, encoded: null });
+  };
+  for (const name of Object.keys(values)) {
+    const def = byName.get(name);
+    if (def && !appliesTo(def, listId)) clear(def);
+  }
   for (const [name, value] of Object.entries(given ?? {})) {
     const def = byName.get(name);
     if (!def) {
       errors.push({ loc: loc(name), msg: 'No custom field of this name is defined for this object (see GET /v1/fields)', type: 'extra_forbidden' });
       continue;
     }
+    const applies = appliesTo(def, listId);
     if (value === null) {
-      if (def.required) errors.push({ loc: loc(name), msg: 'Field required', type: 'missing' });
-      else if (name in values) {
-        delete values[name];
-        changed.push({ def, encoded: null });
-      }
+      if (def.required && applies) errors.push({ loc: loc(name), msg: 'Field required', type: 'missing' });
+      else clear(def);
+      continue;
+    }
+    if (!applies) {
+      errors.push({ loc: loc(name), msg: `Custom field ${name} applies only to ${def.object} on list ${def.list_id}`, type: 'extra_forbidden' });
       continue;
     }
     const checked = checkValue(def, value);
@@ -189,7 +210,9 @@ export function checkInput(defs: FieldDefinition[], given: Record<string, unknow
     }
   }
   if (current === undefined) {
-    for (const def of defs) if (def.required && values[def.name] === undefined && !errors.some((e) => e.loc[2] === def.name)) errors.push({ loc: loc(def.name), msg: 'Field required', type: 'missing' });
+    for (const def of defs) {
+      if (def.required && appliesTo(def, listId) && values[def.name] === undefined && !errors.some((e) => e.loc[2] === def.name)) errors.push({ loc: loc(def.name), msg: 'Field required', type: 'missing' });
+    }
   }
   return errors.length > 0 ? errors : { values, changed };
 }

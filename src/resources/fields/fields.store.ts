@@ -1,6 +1,6 @@
 // Custom field definitions: create, change, delete, and the listing that also shows each object's
 // built-in fields, so a client can render a form from one call.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { isCurrency } from '../../platform/currency.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
@@ -151,6 +151,26 @@ export async function updateField(w: WriteContext, objects: Resource[], id: stri
   const record = custom(await getDefinition(w.tx, w.scope, id));
   w.emit('field.updated', record, previous(custom(before), record));
   return record;
+}
+
+/**
+ * Deletes the fields of a list that is being deleted, each with its `field.deleted`, so their names
+ * are free again. The list's own records are deleted with it: their values are only dropped, not
+ * rewritten first; any other record holding one loses it as when a field is deleted.
+ */
+export async function deleteListFields(w: WriteContext, objects: Resource[], listId: string): Promise<void> {
+  const defs = (await selectIn(w.tx, 'fields', w.scope).selectAll().where('list_id', '=', listId).orderBy('id').execute()).map(toDefinition);
+  for (const def of defs) {
+    const r = objects.find((o) => o.plural === def.object);
+    if (r) {
+      const onList = selectIn(w.tx, r.table, w.scope).select(sql.ref('id').as('id') as never).where(sql.ref('list_id'), '=', listId);
+      await deleteIn(w.tx, 'field_values', w.scope).where('field_id', '=', def.id).where('record_id', 'in', onList as never).execute();
+      await stripField(w, r, def);
+    }
+    await deleteIn(w.tx, 'fields', w.scope).where('id', '=', def.id).execute();
+    w.emit('field.deleted', custom(def));
+  }
+  if (defs.length > 0) definitionsChanged(w);
 }
 
 /** Deletes a custom field and removes its values from every record (in the same transaction). */

@@ -5,6 +5,7 @@ import { conflict } from '../../platform/errors.ts';
 import { defineResource } from '../../platform/resource/define.ts';
 import { enumOf, int, text } from '../../platform/resource/fields.ts';
 import { deleteIn } from '../../platform/resource/tenancy.ts';
+import { deleteListFields } from '../fields/fields.store.ts';
 
 export const LIST_TYPES = ['contacts', 'companies', 'suppressions', 'deals', 'leads'] as const;
 /** Types whose members are contacts. */
@@ -26,7 +27,7 @@ export const lists = defineResource({
     docs: {
       create: { summary: 'Create a list', description: 'Creates a list. `type` is one of contacts, companies, suppressions, deals, leads; any other value is 400 `Invalid list type`.' },
       update: { description: 'Changes the name or description (the type of a list is fixed); an empty body is 400 `No fields to update`.' },
-      delete: { description: 'Deletes a list. A list that still has members is refused with 409 unless `cascade=true`, which deletes its contacts, members or entries too. Campaigns aimed at the list lose their audience (`list_id` becomes null).' },
+      delete: { description: 'Deletes a list. A list that still has members is refused with 409 unless `cascade=true`, which deletes its contacts, members or entries too. Campaigns aimed at the list lose their audience (`list_id` becomes null). The custom fields of the list are deleted with it (each records `field.deleted`).' },
     },
     deleteQuery: { cascade: Type.Optional(Type.Boolean({ description: 'Also delete the members of the list (contacts, members or entries)', default: false, examples: [true] })) },
     errors: { delete: [409] },
@@ -39,6 +40,9 @@ export const lists = defineResource({
       }
       await deleteIn(w.tx, 'list_entries', w.scope).where('list_id', '=', row.id).execute();
       await deleteIn(w.tx, 'list_members', w.scope).where('list_id', '=', row.id).execute();
+      // The list's own custom fields go with it (the registry is read late: it imports this module).
+      const { resources } = await import('../registry.ts');
+      await deleteListFields(w, resources, row.id);
     },
   },
 });
