@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError, malformedCursor, validationError, type FieldError } from './errors.ts';
+import { HTTP_URL, isHttpUrl, NOT_HTTP_URL } from './http-url.ts';
 import { NO_NUL } from './schemas.ts';
 
 function makeAjv(coerceTypes: boolean | 'array') {
@@ -19,6 +20,7 @@ function makeAjv(coerceTypes: boolean | 'array') {
     unicodeRegExp: true,
   });
   (addFormats as unknown as (a: Ajv, f: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
+  ajv.addFormat(HTTP_URL, { type: 'string', validate: isHttpUrl });
   return ajv;
 }
 
@@ -46,7 +48,8 @@ const LOC: Record<string, string> = { body: 'body', querystring: 'query', params
 
 const MESSAGES: Record<string, (e: ErrorObject) => [string, string]> = {
   type: (e) => [`Input should be a valid ${e.params.type}`, `${e.params.type}_type`],
-  format: (e) => (e.params.format === 'email' ? ['value is not a valid email address', 'value_error.email'] : [`value is not a valid ${e.params.format}`, `value_error.${e.params.format}`]),
+  format: (e) => (e.params.format === 'email' ? ['value is not a valid email address', 'value_error.email']
+    : e.params.format === HTTP_URL ? [NOT_HTTP_URL, 'value_error.url'] : [`value is not a valid ${e.params.format}`, `value_error.${e.params.format}`]),
   maxLength: (e) => [`String should have at most ${e.params.limit} characters`, 'string_too_long'],
   minLength: (e) => [`String should have at least ${e.params.limit} characters`, 'string_too_short'],
   maximum: (e) => [`Input should be less than or equal to ${e.params.limit}`, 'less_than_equal'],

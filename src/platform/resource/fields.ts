@@ -2,6 +2,7 @@
 // input and output schemas (with description and example), its column and its row <-> API mapping.
 import { Type, type TSchema } from 'typebox';
 import { parseJson } from '../../db/sql.ts';
+import { HTTP_URL } from '../http-url.ts';
 import { Email, Nullable, Str, StringEnum, Tags } from '../schemas.ts';
 
 export type OnDelete = 'restrict' | 'cascade' | 'set null';
@@ -72,8 +73,9 @@ export const email = (o: Common) =>
     toRow: (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
   });
 
+/** A link a person may open: only an absolute http(s) URL (http-url.ts); `javascript:` and the like are 422. */
 export const url = (o: Common & { max?: number }) =>
-  field('url', o, Str({ ...doc(o), maxLength: o.max ?? 500 }), Type.String(doc(o)));
+  field('url', o, Str({ ...doc(o), maxLength: o.max ?? 500, format: HTTP_URL }), Type.String(doc(o)));
 
 export const int = (o: Common & { min?: number; max?: number }) =>
   field('int', o, Type.Integer({ ...doc(o), minimum: o.min ?? 0, maximum: o.max ?? Number.MAX_SAFE_INTEGER }), Type.Integer(doc(o)), { fromRow: numeric });
