@@ -20,8 +20,10 @@ import { imports } from './migrations/0015-imports.ts';
 import { exportSearch } from './migrations/0016-export-search.ts';
 import { storedJson } from './migrations/0017-stored-json.ts';
 import { stageHistoryNames } from './migrations/0018-stage-history-names.ts';
+import { quoteLinkHashes } from './migrations/0019-quote-link-hashes.ts';
 
-function migrations(database: Database): Record<string, Migration> {
+/** Every migration by name (exported for the tests that build a store as an earlier version left it). */
+export function migrations(database: Database): Record<string, Migration> {
   return {
     '0001-initial': initial(database.dialect),
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
@@ -41,6 +43,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0016-export-search': exportSearch(database.dialect),
     '0017-stored-json': storedJson,
     '0018-stage-history-names': stageHistoryNames,
+    '0019-quote-link-hashes': quoteLinkHashes,
   };
 }
 

@@ -439,7 +439,6 @@ export interface QuotesTable extends Tenant {
   terms: string | null;
   status: string;
   revision: number;
-  public_token: string | null;
   sent_at: number | null;
   viewed_at: number | null;
   accepted_at: number | null;
@@ -453,9 +452,12 @@ export interface QuotesTable extends Tenant {
   updated_at: number;
 }
 
-/** The public link of a sent quote, found by its token before the tenant is known. */
+/**
+ * The public link of a sent quote, found by its token before the tenant is known. Only the SHA-256
+ * of the token is stored (hex), so a copy of the database opens no quote.
+ */
 export interface QuoteLinksTable extends Tenant {
-  token: string;
+  token_hash: string;
   quote_id: string;
   created_at: number;
 }

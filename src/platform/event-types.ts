@@ -71,7 +71,7 @@ export const EVENT_TYPES = {
   'quote.created': { description: 'A draft quote was created (also by `POST /v1/quotes/{id}/duplicate`)' },
   'quote.updated': { description: 'A draft quote was changed; `previous_attributes` holds the earlier values' },
   'quote.deleted': { description: 'A draft quote was deleted; the object is the quote as it was' },
-  'quote.sent': { description: 'A quote was sent: it has a public link (`public_token`) and can no longer be edited' },
+  'quote.sent': { description: 'A quote was sent: it has a public link and can no longer be edited (the link\'s token is never part of the event: the send answers it once)' },
   'quote.viewed': { description: 'The recipient opened a sent quote for the first time' },
   'quote.accepted': { description: 'The recipient accepted a quote; the object carries `signer_name`, `signer_ip` and `accepted_at`. Nothing else changes: the seller decides what happens to the deal' },
   'quote.declined': { description: 'The recipient declined a quote; the object carries `decline_reason`' },

@@ -78,7 +78,7 @@ describe('timelines', () => {
     const sent = await ok(t.live.post(`/v1/quotes/${quote.id}/send`, {}));
     for (const path of [`/v1/contacts/${r.contact.id}`, `/v1/deals/${r.deal.id}`]) {
       const item = (await timeline(t.live, path)).find((i) => i.type === 'quote');
-      expect(item, path).toEqual({ type: 'quote', occurred_at: quote.created_at, summary: `Quote ${quote.number} (sent): Pilot`, object: sent });
+      expect(item, path).toEqual({ type: 'quote', occurred_at: quote.created_at, summary: `Quote ${quote.number} (sent): Pilot`, object: { ...sent, public_token: null } });
     }
     expect((await timeline(t.live, `/v1/companies/${r.company.id}`)).some((i) => i.type === 'quote')).toBe(false);
   });

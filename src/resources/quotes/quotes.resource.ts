@@ -1,9 +1,10 @@
 // Quotes: numbered offers of lines (products of the catalog or free lines) to a contact, often on a
 // deal, with totals the service computes. A draft is edited freely; sending it freezes it and mints a
 // public link where the recipient views, accepts or declines it (quotes.routes.ts, public.routes.ts).
+import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
 import { decimal, enumOf, int, json, money, ref, text, timestamp } from '../../platform/resource/fields.ts';
-import { StringEnum } from '../../platform/schemas.ts';
+import { Nullable, StringEnum } from '../../platform/schemas.ts';
 import { LinesInput, LinesOutput, QUOTE_STATES } from './quotes.schemas.ts';
 import { asOf, beforeDelete, beforeWrite, statusIs } from './quotes.store.ts';
 
@@ -29,7 +30,6 @@ export const quotes = defineResource({
     terms: text({ max: 10_000, description: 'Terms of the offer, shown to the recipient', example: 'Payment within 30 days of invoice' }),
     status: enumOf(QUOTE_STATES, { readOnly: true, nullable: false, default: 'draft', description: '`draft` → `sent` → `viewed` → `accepted` or `declined`; `expired` once `valid_until` passes unanswered; `void` when the seller withdraws it. Read-only: moved by the quote\'s operations', example: 'draft' }),
     revision: int({ readOnly: true, nullable: false, default: 1, description: 'Starts at 1; each edit-as-draft adds one (and retires the public link of the revision before); read-only', example: 1 }),
-    public_token: text({ readOnly: true, description: 'The token of the public link (`/q/{public_token}` for people, `/v1/public/quotes/{public_token}` as JSON), minted when the quote is sent; null for a draft; read-only', example: 'Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs' }),
     sent_at: stamp('When the quote was sent'),
     viewed_at: stamp('When its recipient first opened it'),
     accepted_at: stamp('When it was accepted'),
@@ -38,6 +38,13 @@ export const quotes = defineResource({
     declined_at: stamp('When it was declined'),
     decline_reason: text({ readOnly: true, max: 2000, description: 'The reason the recipient gave when declining; read-only', example: 'Over budget this quarter' }),
     voided_at: stamp('When the seller voided it'),
+  },
+  computed: {
+    // Only the token's hash is stored (quote_links), so a copy of the database opens no quote.
+    public_token: Nullable(Type.String({
+      description: 'The token of the public link (`/q/{public_token}` for people, `/v1/public/quotes/{public_token}` as JSON), in the answer of `POST /v1/quotes/{id}/send` only: only its hash is stored, so every other answer, listing and event has null; read-only',
+      examples: ['Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs'],
+    })),
   },
   filters: {
     status: { op: 'where', where: statusIs, schema: StringEnum(QUOTE_STATES, { description: 'Only quotes in this state now (`expired` includes quotes past their date)', examples: ['sent'] }) },

@@ -23,7 +23,7 @@ const record = quotes.schemas.record;
 const OPERATIONS: Array<{ path: string; status: number; summary: string; description: string; errors: number[]; run: (w: WriteContext, id: string) => Promise<ApiRecord> }> = [
   {
     path: 'send', status: 200, summary: 'Send a quote', errors: [404, 409], run: sendQuote,
-    description: 'Moves a draft to `sent` and mints its public link (`public_token`; the page is `/q/{public_token}`). Records `quote.sent`. Needs at least one line item and a `contact_id` (400), a `valid_until` still ahead when set (400); a quote that is not a draft is 409; a contact deleted since is 404 `Contact not found`.',
+    description: 'Moves a draft to `sent` and mints its public link (`public_token`; the page is `/q/{public_token}`). The token is in this answer only: only its hash is stored, and reads, listings and events show `public_token: null`. Records `quote.sent`. Needs at least one line item and a `contact_id` (400), a `valid_until` still ahead when set (400); a quote that is not a draft is 409; a contact deleted since is 404 `Contact not found`.',
   },
   {
     path: 'void', status: 200, summary: 'Void a quote', errors: [404, 409], run: voidQuote,

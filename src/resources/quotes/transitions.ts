@@ -10,6 +10,7 @@ import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { createRecord, getRow, presentOne } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
+import { hashSecret } from '../../platform/tokens.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
 import { asInput } from './line-items.ts';
@@ -43,8 +44,10 @@ export async function sendQuote(w: WriteContext, id: string): Promise<ApiRecord>
   await getRow(contacts, w.tx, w.dialect, w.scope, String(row.contact_id));
   if (row.valid_until !== null && Number(row.valid_until) <= w.now) throw badRequest('valid_until has passed: set a later one before sending');
   const token = newToken();
-  await w.tx.insertInto('quote_links').values({ token, ...tenantOf(w.scope), quote_id: row.id, created_at: w.now }).execute();
-  return move(w, row, 'quote.sent', { status: 'sent', public_token: token, sent_at: w.now });
+  await w.tx.insertInto('quote_links').values({ token_hash: hashSecret(token), ...tenantOf(w.scope), quote_id: row.id, created_at: w.now }).execute();
+  // The token is answered here once; the event, like the store, never holds it.
+  const record = await move(w, row, 'quote.sent', { status: 'sent', sent_at: w.now });
+  return { ...record, public_token: token };
 }
 
 export async function voidQuote(w: WriteContext, id: string): Promise<ApiRecord> {
@@ -61,7 +64,7 @@ export async function editAsDraft(w: WriteContext, id: string): Promise<ApiRecor
   if (!['sent', 'viewed', 'declined', 'expired'].includes(state)) throw refuse(state, 'edited as a draft (duplicate it instead)');
   await deleteIn(w.tx, 'quote_links', w.scope).where('quote_id', '=', row.id).execute();
   return move(w, row, 'quote.returned_to_draft', {
-    status: 'draft', revision: Number(row.revision) + 1, public_token: null, sent_at: null, viewed_at: null, declined_at: null, decline_reason: null,
+    status: 'draft', revision: Number(row.revision) + 1, sent_at: null, viewed_at: null, declined_at: null, decline_reason: null,
   });
 }
 
@@ -76,15 +79,17 @@ export async function duplicateQuote(w: WriteContext, id: string): Promise<ApiRe
   });
 }
 
-/** A public link: the token and the quote it was minted for (a row of `quote_links`). */
+/** A public link: the quote it was minted for (a row of `quote_links`). */
 export interface Link {
-  token: string;
   quote_id: string;
 }
 
-/** The quote a public link names now (404 once the token is of an earlier revision). */
+/**
+ * The quote a public link names. A link lives as long as its revision: edit-as-draft and the
+ * quote's delete remove it in their own write.
+ */
 export async function quoteByLink(db: Kysely<DB>, scope: Scope, link: Link): Promise<Row> {
-  const row = await selectIn(db, 'quotes', scope).selectAll().where('id', '=', link.quote_id).where('public_token', '=', link.token).executeTakeFirst();
+  const row = await selectIn(db, 'quotes', scope).selectAll().where('id', '=', link.quote_id).executeTakeFirst();
   if (!row) throw notFound('Quote not found');
   return row as unknown as Row;
 }

@@ -1,6 +1,7 @@
 // The sandbox's products and quotes: a small catalog, and a quote of some of its products to a
-// sandbox contact on a sandbox deal, sent (so its public link works). Made through the kernel and the
-// quote operations, so numbers, totals and events are what the API would have recorded.
+// sandbox contact on a sandbox deal, sent (its link's token is shown to no one: edit it as a draft
+// and send it again to open its page). Made through the kernel and the quote operations, so
+// numbers, totals and events are what the API would have recorded.
 import { createRecord } from '../../platform/resource/store.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { products } from '../products/products.resource.ts';

@@ -10,6 +10,6 @@ export const SandboxResetSchema = Type.Object({
   tasks: Type.Integer({ description: 'Tasks in the fresh data set, on sample contacts and deals: some overdue, some completed', examples: [8] }),
   notes: Type.Integer({ description: 'Notes in the fresh data set, on sample contacts and deals', examples: [6] }),
   products: Type.Integer({ description: 'Products in the fresh data set (one inactive)', examples: [5] }),
-  quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal, with a working public link)', examples: [1] }),
+  quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal)', examples: [1] }),
 }, { title: 'SandboxReset', description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;
