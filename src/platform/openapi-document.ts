@@ -2,13 +2,16 @@
 // that every route (a group's own, the kernel's, one added tomorrow) is documented alike:
 // - schemas with a `title` become named components (`Contact`, `ContactCreate`, `ContactList`, …)
 //   referenced with `$ref`; request and success bodies still unnamed get one from their operationId;
-// - every error status is the `Error` shape (422: `ValidationError` or `Error`);
+// - every error status is the `Error` shape narrowed to the `type`s that status carries, one named
+//   component per status (`NotFoundError`, `ConflictError`, …; 422: `ValidationError` or
+//   `IdempotencyConflictError`), from the one mapping of errors.ts;
 // - the statuses the platform answers for any route (auth, scopes, rate limit, body and header
 //   limits, Idempotency-Key in flight, …), the headers it sends (`X-Request-Id`, `X-RateLimit-*`,
 //   `Retry-After`, `Idempotent-Replayed`) and the `Idempotency-Key` request header on writes;
 // - `text/event-stream` answers, and the webhook payloads (one per event type).
 // Route facts the document cannot show (public or not) arrive in the `x-route` marker set by the
 // per-route transform (openapi.ts), and are removed here.
+import { ERROR_TYPES, typesOfStatus } from './errors.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { ERROR_DESCRIPTIONS, pascal } from './schemas.ts';
 
@@ -90,6 +93,8 @@ class Components {
 const REFUSED_BEFORE_CLAIM = new Set(['401', '408', '413', '414', '415', '417', '429', '431']);
 const REPLAYED = (status: string) => status.startsWith('2') || (status.startsWith('4') && !REFUSED_BEFORE_CLAIM.has(status));
 
+const PARAM = { type: 'string', description: 'The one field of the request at fault, when there is one (`list_id`, `filters.0.value`, `cursor`)', examples: ['work_email'] };
+
 const COMPONENT_SCHEMAS: Record<string, Json> = {
   FieldError: {
     type: 'object', required: ['loc', 'msg', 'type'], description: 'One field error of a 422',
@@ -100,18 +105,46 @@ const COMPONENT_SCHEMAS: Record<string, Json> = {
     },
   },
   Error: {
-    type: 'object', required: ['detail'], description: 'An error: every 4xx and 5xx answer has this shape (a 422 of field errors is a `ValidationError`)',
+    type: 'object', required: ['type', 'detail'],
+    description: 'An error: every 4xx and 5xx answer has this shape (a 422 of field errors is a `ValidationError`). Programs branch on `type`; `detail` is for people.',
     properties: {
+      type: { type: 'string', enum: [...ERROR_TYPES], description: 'What kind of error this is: one of a closed set, stable across releases (new types may be added). Each response lists the types it may carry.', examples: ['not_found'] },
       detail: { type: 'string', description: 'What is wrong, for a person to read', examples: ['Contact not found'] },
-      type: { type: 'string', description: 'Error type; `bad_request` for cursor errors', examples: ['bad_request'] },
+      param: PARAM,
+      scope: { type: 'string', description: 'On a 403 for a missing scope: the scope the key lacks', examples: ['contacts:write'] },
       missing: { type: 'array', items: { type: 'string' }, description: 'On the 409 of a deal entering a stage without the evidence it requires: the missing evidence keys', examples: [['budget_confirmed']] },
     },
   },
   ValidationError: {
-    type: 'object', required: ['detail'], description: 'A 422: the body, query or path fails validation',
-    properties: { detail: { type: 'array', items: schemaRef('FieldError'), description: 'Every field error' } },
+    type: 'object', required: ['type', 'detail'], description: 'A 422: the body, query or path fails validation',
+    properties: {
+      type: { type: 'string', enum: ['validation_error'], description: 'Always `validation_error`' },
+      detail: { type: 'array', items: schemaRef('FieldError'), description: 'Every field error' },
+      param: { ...PARAM, description: 'The field at fault when every field error is about the same one: its `loc` after body, query or path, joined with dots' },
+    },
   },
 };
+
+/** `not_found` → `NotFoundError`, `internal_error` → `InternalError`: the component of a status's error body. */
+const errorComponentName = (type: string) => `${pascal(type.replace(/_error$/, ''))}Error`;
+
+/**
+ * The body of an error response of `status`: the `Error` shape narrowed to the types the status
+ * carries (errors.ts), named after its first; a 422 is a `ValidationError` or such an error.
+ */
+function errorSchemaOf(status: number, components: Components): Json {
+  const types = typesOfStatus(status);
+  const sentences = types.filter((type) => type !== 'validation_error');
+  const branches: Json[] = types.includes('validation_error') ? [schemaRef('ValidationError')] : [];
+  if (sentences.length > 0) {
+    branches.push(components.name(errorComponentName(sentences[0]), {
+      description: `An error of type ${sentences.map((type) => `\`${type}\``).join(' or ')}`,
+      allOf: [schemaRef('Error'), { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: sentences } } }],
+    }));
+  }
+  if (branches.length === 0) return schemaRef('Error');
+  return branches.length === 1 ? branches[0] : { anyOf: branches };
+}
 
 const HEADERS: Record<string, Json> = {
   XRequestId: { description: 'The request id: the `X-Request-Id` the client sent (1 to 64 of `A-Za-z0-9_.:-`), else a new UUID', schema: { type: 'string', examples: ['5f0c6f1e-2a7d-4a39-9d3b-0c1e8f3a9b21'] } },
@@ -144,7 +177,7 @@ const EVENT_STREAM_SCHEMA = {
 
 /** Every status the platform itself may answer for `method path`, with or without its handler. */
 function platformStatuses(method: string, path: string, facts: RouteFacts): string[] {
-  const statuses = ['400', '408', '417', '422', '429', '431', '503'];
+  const statuses = ['400', '408', '417', '422', '429', '431', '500', '503'];
   if (!facts.public) statuses.push('401', '403');
   if (path.includes('{')) statuses.push('404', '414');
   if (WRITES.has(method)) statuses.push('413', '415');
@@ -152,7 +185,7 @@ function platformStatuses(method: string, path: string, facts: RouteFacts): stri
   return statuses;
 }
 
-function completeResponses(op: Operation, method: string, path: string, facts: RouteFacts): void {
+function completeResponses(op: Operation, method: string, path: string, facts: RouteFacts, components: Components): void {
   const responses = op.responses;
   if (facts.public) {
     delete responses['401'];
@@ -167,7 +200,7 @@ function completeResponses(op: Operation, method: string, path: string, facts: R
       // Every error is in the error shape; a page that answers in HTML (a 404 page) keeps its media type.
       const content = (response.content ?? {}) as Record<string, Json>;
       if (content[JSON_TYPE] || Object.keys(content).length === 0) {
-        content[JSON_TYPE] = { schema: status === '422' ? { anyOf: [schemaRef('ValidationError'), schemaRef('Error')] } : schemaRef('Error') };
+        content[JSON_TYPE] = { schema: errorSchemaOf(Number(status), components) };
       }
       response.content = content;
       response.description ??= ERROR_DESCRIPTIONS[Number(status)] ?? 'Error';
@@ -260,7 +293,7 @@ export function completeDocument(doc: Json): Json {
         const body = (op.requestBody ??= { required: true, content: {} }) as { content: Record<string, unknown> };
         body.content = { ...body.content, ...structuredClone(facts.parsedBodies) };
       }
-      completeResponses(op, method, path, facts);
+      completeResponses(op, method, path, facts, components);
       nameBodies(op, components);
     }
   }

@@ -69,15 +69,16 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names',
   404: 'Not found, or not visible to this key',
   408: 'The request (headers and body) was not received in time',
-  409: 'Conflict with the current state, or a request with the same Idempotency-Key is still being processed (retry later)',
+  409: 'Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later)',
   413: 'Request body larger than 1 MiB',
   414: 'A path segment of the URL is longer than 100 characters',
   415: 'Content-Type is not application/json',
   417: 'An `Expect` header other than `100-continue`',
-  422: 'The body, query or path fails validation (`detail` lists the field errors), or the Idempotency-Key was already used with a different request',
+  422: 'The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`)',
   429: 'Rate limit exceeded; retry after `Retry-After` seconds',
   431: 'The request line and headers exceed 64 KiB',
-  503: 'The store is unavailable; retry with backoff after `Retry-After` seconds',
+  500: 'A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff',
+  503: 'The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it)',
 };
 
 /** Error responses documented on every authenticated route, plus any route-specific ones. */

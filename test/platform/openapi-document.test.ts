@@ -388,6 +388,44 @@ describe('every answer of the service is the document\'s', () => {
     expect(failures, failures.join('\n')).toEqual([]);
   });
 
+  it('lists the error types each response may carry: an Error with a closed type enum, param, and one component per status', () => {
+    const schemas = doc.components.schemas as Record<string, Json>;
+    expect(schemas.Error.required).toEqual(['type', 'detail']);
+    expect(schemas.Error.properties.type.enum).toEqual([
+      'bad_request', 'authentication_failed', 'insufficient_credits', 'permission_denied', 'not_found', 'request_timeout', 'conflict',
+      'idempotency_conflict', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'expectation_failed', 'validation_error',
+      'header_fields_too_large', 'rate_limited', 'service_unavailable', 'provider_not_configured', 'internal_error',
+    ]);
+    expect(schemas.Error.properties.param).toMatchObject({ type: 'string' });
+    expect(schemas.ValidationError.properties.type.enum).toEqual(['validation_error']);
+    /** The types a response's JSON body may have, as the document says. */
+    const typesOf = (response: Json): string[] => {
+      const schema = response.content['application/json'].schema as Json;
+      return ((schema.anyOf ?? [schema]) as Json[]).flatMap((branch) => {
+        const named = resolve(branch)!;
+        return named.allOf ? resolve(named.allOf[1])!.properties.type.enum : named.properties.type.enum;
+      });
+    };
+    const responses = (id: string) => operations.find((o) => o.op.operationId === id)!.op.responses as Record<string, Json>;
+    const create = responses('createContact');
+    expect(Object.fromEntries(['400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '500', '503'].map((s) => [s, typesOf(create[s] ?? responses('getContact')[s])]))).toEqual({
+      400: ['bad_request'], 401: ['authentication_failed'], 403: ['permission_denied'], 404: ['not_found'], 408: ['request_timeout'],
+      409: ['conflict', 'idempotency_conflict'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 422: ['validation_error', 'idempotency_conflict'],
+      429: ['rate_limited'], 431: ['header_fields_too_large'], 500: ['internal_error'], 503: ['service_unavailable', 'provider_not_configured'],
+    });
+    expect(create['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NotFoundError' });
+    expect(typesOf(responses('launchCampaign')['402'])).toEqual(['insufficient_credits']);
+    // Every JSON error response of every operation names the types it may carry, all of them documented ones.
+    for (const o of operations) {
+      for (const [status, response] of Object.entries(o.op.responses as Record<string, Json>)) {
+        if (!/^[45]/.test(status) || !response.content?.['application/json']) continue;
+        const types = typesOf(response);
+        expect(types.length, `${o.label} ${status}`).toBeGreaterThan(0);
+        for (const type of types) expect(schemas.Error.properties.type.enum, `${o.label} ${status}`).toContain(type);
+      }
+    }
+  });
+
   it('has readable, unique operationIds', () => {
     const ids = operations.map((o) => o.op.operationId as string);
     expect(new Set(ids).size).toBe(ids.length);
@@ -414,6 +452,10 @@ describe('a client generated from the document', () => {
       'export const created: Schemas[\'ContactCreate\'] = { list_id: \'lst_01JD8X4M6R2T9Q3V5W7Y8Z0A1B\', name: \'Ada Lovelace\' };',
       'export const change: Schemas[\'ContactUpdate\'] = { title: null };',
       'export const problem = (e: Schemas[\'Error\'] | Schemas[\'ValidationError\']): string => (typeof e.detail === \'string\' ? e.detail : e.detail.map((f) => f.msg).join(\', \'));',
+      'export const missing = (e: Schemas[\'NotFoundError\']): \'not_found\' => e.type;',
+      'export const field = (e: Schemas[\'ValidationError\']): string | undefined => e.param;',
+      '// @ts-expect-error a 404 is never a conflict',
+      'export const notAConflict = (e: Schemas[\'NotFoundError\']): \'conflict\' => e.type;',
       'export type Launched = operations[\'launchCampaign\'][\'responses\'][201][\'content\'][\'application/json\'];',
       'export type Usage = operations[\'getUsage\'][\'responses\'][200][\'content\'][\'application/json\'][\'data\'];',
       'export type ContactCreated = NonNullable<webhooks[\'contact.created\'][\'post\']>[\'requestBody\'];',

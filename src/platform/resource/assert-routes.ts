@@ -3,8 +3,8 @@
 // its own savepoint, so one that fails leaves no trace and the others still apply.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, badRequest } from '../errors.ts';
-import { Data, errorResponses, Str } from '../schemas.ts';
+import { AppError, badRequest, ERROR_TYPES } from '../errors.ts';
+import { Data, errorResponses, Str, StringEnum } from '../schemas.ts';
 import { toValidationError, validatorCompiler } from '../validation.ts';
 import { respond, type WriteContext } from '../write.ts';
 import { assertRecord, matchField, naturalKeys, type AssertAction } from './assert.ts';
@@ -22,7 +22,7 @@ const ResultSchema = Type.Object({
   id: Type.Optional(Type.String({ description: 'Identifier of the record created, updated or matched', examples: ['con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
   error: Type.Optional(Type.Object({
     status: Type.Integer({ description: 'The status a single assert of this record would have answered', examples: [422] }),
-    type: Type.String({ description: 'The error type a single assert would have answered (docs/api.md)', examples: ['not_found'] }),
+    type: StringEnum(ERROR_TYPES, { description: 'The error type a single assert would have answered (docs/api.md)', examples: ['not_found'] }),
     detail: Type.Unsafe<unknown>({ description: 'The error, as a single assert would have answered it: a message, or a list of field errors', examples: ['List not found'] }),
     param: Type.Optional(Type.String({ description: 'The one field at fault, when there is one', examples: ['work_email'] })),
   }, { description: 'Why this record failed (nothing of it was written)' })),
