@@ -76,11 +76,12 @@ describe('built-in URL fields', () => {
     const csv = 'Email,LinkedIn URL\nok@example.com,https://www.linkedin.com/in/ok\nbad@example.com,javascript:alert(1)\n';
     const started = await upload(app, t.live_token, { csv, fields: { object: 'contacts', list_id: list, mapping: { Email: 'work_email', 'LinkedIn URL': 'linkedin_url' } } });
     expect(started.statusCode, started.body).toBe(201);
-    const done = await waitFor(app, t.live_token, `/v1/imports/${started.json().data.id}`);
+    // The import runs as a job, which may queue behind other tests' jobs on a shared store.
+    const done = await waitFor(app, t.live_token, `/v1/imports/${started.json().data.id}`, undefined, 60_000);
     expect(done).toMatchObject({ status: 'completed_with_errors', created: 1, failed: 1 });
     const errors = (await t.live.get(`/v1/imports/${String(done.id)}/errors`)).json().data;
     expect(errors).toMatchObject([{ row: 3, column: 'LinkedIn URL', message: NOT_HTTP_URL }]);
-  });
+  }, 90_000);
 });
 
 describe('custom fields of type url', () => {
