@@ -2,7 +2,7 @@
 // copy of it opens no quote, not even with the stored hash as the token), the send answers it once
 // and nothing else shows it, the link still opens the quote, and links stored by an earlier version
 // (the token itself) are hashed in place by the migration, on both stores.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,7 @@ describe('the migration of links stored as their token', () => {
     const store = await freshStore('quote_links');
     const token = 'Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs';
     const otherToken = 'bW9yZS10aGFuLW9uZS1saW5rLWluLXRoZS1zdG9yZQ';
+    const many = Array.from({ length: 1_200 }, () => randomBytes(32).toString('base64url'));
     try {
       // A store as the version before the migration left it, with a sent quote and its link.
       const before = openDatabase(store.url);
@@ -80,6 +81,9 @@ describe('the migration of links stored as their token', () => {
             values (${org.org_id}, ${org.mode}, ${id}, ${number}, 'Legacy plan', 'USD', '[]', 0, 1000, 0, 0, 1000, 'sent', 1, ${link}, ${at}, ${at}, ${at})`.execute(before.db);
           await sql`insert into quote_links (token, org_id, mode, quote_id, created_at) values (${link}, ${org.org_id}, ${org.mode}, ${id}, ${at})`.execute(before.db);
         }
+        // Links enough for more than one batch of the migration (of quotes deleted since, say).
+        const rows = many.map((t, i) => sql`(${t}, ${org.org_id}, ${org.mode}, ${`quo_gone${i}`}, ${at})`);
+        await sql`insert into quote_links (token, org_id, mode, quote_id, created_at) values ${sql.join(rows)}`.execute(before.db);
       } finally {
         await before.close();
       }
@@ -89,8 +93,10 @@ describe('the migration of links stored as their token', () => {
       try {
         await migrated.ready();
         const db = migrated.services.database.db;
-        const links = await db.selectFrom('quote_links').selectAll().orderBy('quote_id').execute();
+        const links = await db.selectFrom('quote_links').selectAll().where('quote_id', 'like', 'quo_01JLEGACY%').orderBy('quote_id').execute();
         expect(links.map((l) => l.token_hash)).toEqual([sha256(token), sha256(otherToken)]);
+        const rest = await db.selectFrom('quote_links').select('token_hash').where('quote_id', 'like', 'quo_gone%').execute();
+        expect(new Set(rest.map((l) => l.token_hash))).toEqual(new Set(many.map(sha256)));
         const quotesNow = await db.selectFrom('quotes').selectAll().execute();
         for (const row of [...links, ...quotesNow]) for (const t of [token, otherToken]) expect(JSON.stringify(Object.values(row))).not.toContain(t);
 

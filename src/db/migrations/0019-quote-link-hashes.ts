@@ -19,11 +19,15 @@ export const quoteLinkHashes = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable('quote_links').renameColumn('token', 'token_hash').execute();
     const links = db as unknown as Kysely<Links>;
-    for (;;) {
-      const rows = await links.selectFrom('quote_links').select('token_hash').where(sql<number>`length(token_hash)`, '<>', 64).limit(BATCH).execute();
-      for (const { token_hash: token } of rows) {
-        await links.updateTable('quote_links').set({ token_hash: sha256(token) }).where('token_hash', '=', token).execute();
-      }
+    // In key order from the last token hashed, so each batch reads on from the one before.
+    for (let after = ''; ;) {
+      const rows = await links.selectFrom('quote_links').select('token_hash').where('token_hash', '>', after)
+        .where(sql<number>`length(token_hash)`, '<>', 64).orderBy('token_hash').limit(BATCH).execute();
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1].token_hash;
+      // One statement per batch (a VALUES list names its columns column1, column2 on both stores).
+      const pairs = sql.join(rows.map(({ token_hash: token }) => sql`(${token}, ${sha256(token)})`));
+      await sql`update quote_links set token_hash = v.column2 from (values ${pairs}) as v where quote_links.token_hash = v.column1`.execute(db);
       if (rows.length < BATCH) break;
     }
     await db.schema.alterTable('quotes').dropColumn('public_token').execute();
