@@ -1,8 +1,8 @@
 // The live event stream: `GET /v1/events` as Server-Sent Events, read as an async iterator of
 // events. When the connection drops (or the server restarts and ends it), the iterator reconnects
 // with `Last-Event-ID` set to the last event it yielded, so no event is missed or repeated.
-import { ConnectionError, errorOf } from './errors.ts';
-import { backoff, retryable, retryAfterOf, sleep, type Http } from './http.ts';
+import { ConnectionError, errorOf, retryable } from './errors.ts';
+import { backoff, retryAfterOf, sleep, type Http } from './http.ts';
 import type { components, operations } from './openapi.d.ts';
 
 export type Event = components['schemas']['Event'];
@@ -36,7 +36,7 @@ export async function* streamEvents(http: Http, options: StreamOptions = {}): As
       if (!response.ok) {
         const body = await response.json().catch(() => undefined);
         const error = errorOf(response.status, body, response.headers.get('x-request-id') ?? undefined, retryAfterOf(response));
-        if (!retryable(response.status, error.message) || ++failures > http.maxRetries) throw error;
+        if (!retryable(error) || ++failures > http.maxRetries) throw error;
         const retryAfter = retryAfterOf(response);
         await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoff(failures - 1), options.signal).catch(() => undefined);
         continue;

@@ -1,7 +1,7 @@
 // The one request function every method goes through: authentication, the Idempotency-Key of a
 // write (made once, sent again on every retry so the service runs the write once), retries with
 // exponential backoff and full jitter, and typed errors.
-import { ConnectionError, errorOf } from './errors.ts';
+import { ConnectionError, errorOf, retryable } from './errors.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -9,7 +9,7 @@ export interface ClientOptions {
   apiKey: string;
   /** e.g. `https://api.example.com`; no trailing `/v1`. */
   baseUrl: string;
-  /** Retries after the first attempt (network errors, 429, 409 in flight, 5xx). Default 2. */
+  /** Retries after the first attempt (network errors, 429, an Idempotency-Key in flight, 5xx but `provider_not_configured`). Default 2. */
   maxRetries?: number;
   /** A `fetch` to use instead of the global one (proxies, tests). */
   fetch?: typeof fetch;
@@ -33,8 +33,6 @@ export interface Request {
 
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
-/** The 409 the service answers while a request with the same Idempotency-Key is still running. */
-const IN_FLIGHT = /Idempotency-Key is still being processed/i;
 
 export class Http {
   readonly #apiKey: string;
@@ -90,14 +88,10 @@ export class Http {
       if (response.ok) return parsed as T;
       const retryAfter = retryAfterOf(response);
       const error = errorOf(response.status, parsed, response.headers.get('x-request-id') ?? undefined, retryAfter);
-      if (attempt >= this.maxRetries || !retryable(response.status, error.message)) throw error;
+      if (attempt >= this.maxRetries || !retryable(error)) throw error;
       await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoff(attempt), options.signal);
     }
   }
-}
-
-export function retryable(status: number, message: string): boolean {
-  return status === 429 || status >= 500 || (status === 409 && IN_FLIGHT.test(message));
 }
 
 /** Full jitter: anywhere between 0 and the exponential ceiling of this attempt. */

@@ -5,7 +5,10 @@ import { streamEvents, type StreamOptions } from './events.ts';
 import { Http, type ClientOptions, type RequestOptions } from './http.ts';
 import type { components } from './openapi.d.ts';
 
-export { ApiError, AuthenticationError, ConflictError, ConnectionError, NotFoundError, PermissionError, RateLimitError, ValidationError, type FieldError } from './errors.ts';
+export {
+  ApiError, AuthenticationError, BadRequestError, ConflictError, ConnectionError, IdempotencyConflictError, InsufficientCreditsError, NotFoundError,
+  PermissionError, ProviderNotConfiguredError, RateLimitError, ServiceUnavailableError, ValidationError, type ErrorType, type FieldError,
+} from './errors.ts';
 export type { ClientOptions, RequestOptions } from './http.ts';
 export type { Event, StreamOptions } from './events.ts';
 export { Page } from './pagination.ts';

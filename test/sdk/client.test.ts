@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ApiError, AuthenticationError, ConflictError, NotFoundError, PermissionError, RateLimitError, RevenueClient,
-  ValidationError, verifyWebhook, WebhookVerificationError, type Contact, type Event,
+  ApiError, AuthenticationError, BadRequestError, ConflictError, IdempotencyConflictError, NotFoundError, PermissionError, ProviderNotConfiguredError,
+  RateLimitError, RevenueClient, ServiceUnavailableError, ValidationError, verifyWebhook, WebhookVerificationError, type Contact, type ErrorType, type Event,
 } from '../../sdk/src/index.ts';
 import { newOrg, testApp } from '../helpers/app.ts';
 import { receiver } from '../helpers/receiver.ts';
@@ -274,33 +274,51 @@ describe('auto-pagination', () => {
 });
 
 describe('typed errors', () => {
-  it('401, 403, 404, 409, 422 with its items, 429 with retryAfter', async () => {
+  it('401, 400, 403, 404, 409, 422 with its items, 429 with retryAfter: a class and a typed `type` each, `param` and `scope` where the service names them', async () => {
     const { sdk } = await fresh();
     const wrongKey = new RevenueClient({ apiKey: 'sk_live_not_a_key', baseUrl });
     const unauthenticated = await wrongKey.contacts.list().then(() => undefined, (e: unknown) => e);
     expect(unauthenticated).toBeInstanceOf(AuthenticationError);
-    expect(unauthenticated).toMatchObject({ status: 401, requestId: expect.any(String) });
+    expect(unauthenticated).toMatchObject({ status: 401, type: 'authentication_failed', requestId: expect.any(String) });
 
     const key = (await sdk.apiKeys.create({ name: 'Read only', scopes: ['contacts:read'] })).data;
     const readOnly = new RevenueClient({ apiKey: key.api_key_token, baseUrl });
-    await expect(readOnly.companies.create({ name: 'Nope' })).rejects.toBeInstanceOf(PermissionError);
+    const denied = await readOnly.companies.create({ name: 'Nope' }).catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(PermissionError);
+    expect(denied).toMatchObject({ status: 403, type: 'permission_denied', scope: 'companies:write', detail: 'API key lacks scope companies:write' });
 
     const missing = await sdk.contacts.get('con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
-    expect(missing).toMatchObject({ status: 404, detail: 'Contact not found', message: 'Contact not found' });
+    expect(missing).toMatchObject({ status: 404, type: 'not_found', detail: 'Contact not found', message: 'Contact not found', param: undefined });
+    // A program branches on the typed union, never on the message.
+    const kind: ErrorType | undefined = (missing as ApiError).type;
+    expect(kind).toBe('not_found');
+
+    const required = await sdk.contacts.create({ name: 'No list' } as never).catch((e: unknown) => e);
+    expect(required).toBeInstanceOf(BadRequestError);
+    expect(required).toMatchObject({ status: 400, type: 'bad_request', param: 'list_id', detail: 'list_id is required when creating contacts' });
 
     const list = (await sdk.lists.create({ name: 'People', type: 'contacts' })).data;
     const campaign = (await sdk.campaigns.create({ name: 'Live', list_id: list.id, steps: [{ channel: 'email', subject: 'Hi', body: 'Hi' }] })).data;
     await sdk.campaigns.launch(campaign.id);
     const conflict = await sdk.campaigns.update(campaign.id, { name: 'Too late' }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(ConflictError);
-    expect(conflict).toMatchObject({ status: 409, detail: 'Only draft or paused campaigns can be edited' });
+    expect(conflict).not.toBeInstanceOf(IdempotencyConflictError);
+    expect(conflict).toMatchObject({ status: 409, type: 'conflict', detail: 'Only draft or paused campaigns can be edited' });
 
     const invalid = await sdk.contacts.create({ list_id: list.id, work_email: 'not an e-mail' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ValidationError);
+    expect(invalid).toMatchObject({ status: 422, type: 'validation_error', param: 'work_email' });
     const items = (invalid as ValidationError).errors;
     expect(items[0]).toMatchObject({ loc: expect.arrayContaining(['work_email']), msg: expect.any(String), type: expect.any(String) });
     expect(invalid).toBeInstanceOf(ApiError);
+
+    // The same Idempotency-Key with another request: 422, but an idempotency conflict, not a validation error.
+    await sdk.lists.create({ name: 'Once', type: 'contacts' }, { idempotencyKey: 'sdk-reused-key' });
+    const reused = await sdk.lists.create({ name: 'Another', type: 'contacts' }, { idempotencyKey: 'sdk-reused-key' }).catch((e: unknown) => e);
+    expect(reused).toBeInstanceOf(IdempotencyConflictError);
+    expect(reused).not.toBeInstanceOf(ValidationError);
+    expect(reused).toMatchObject({ status: 422, type: 'idempotency_conflict' });
 
     const limited = await listening({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_PER_MINUTE: '1000' });
     try {
@@ -309,7 +327,7 @@ describe('typed errors', () => {
       const outcomes = await Promise.allSettled([noRetries.usage.get(), noRetries.usage.get(), noRetries.usage.get()]);
       const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
       expect(refused.reason).toBeInstanceOf(RateLimitError);
-      expect(refused.reason).toMatchObject({ status: 429 });
+      expect(refused.reason).toMatchObject({ status: 429, type: 'rate_limited' });
       expect((refused.reason as RateLimitError).retryAfter).toBeGreaterThan(0);
     } finally {
       await stop(limited.app);
@@ -330,8 +348,8 @@ describe('retries', () => {
     };
     return { sent, fetch: wrapped };
   }
-  const problem = (status: number, detail: string, headers: Record<string, string> = {}) =>
-    new Response(JSON.stringify({ detail }), { status, headers: { 'content-type': 'application/json', ...headers } });
+  const problem = (status: number, type: ErrorType | undefined, detail: string) =>
+    new Response(JSON.stringify({ type, detail }), { status, headers: { 'content-type': 'application/json' } });
 
   it('a write refused with 429 is sent again after Retry-After, with the same Idempotency-Key, and creates one record', async () => {
     const limited = await listening({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_PER_MINUTE: '1000' });
@@ -369,9 +387,9 @@ describe('retries', () => {
     const list = (await plain.lists.create({ name: 'People', type: 'contacts' })).data;
     const wire = recording(async (n, real) => {
       if (n === 0) throw new TypeError('fetch failed');
-      if (n === 1) return problem(409, 'A request with this Idempotency-Key is still being processed; retry later');
+      if (n === 1) return problem(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still being processed; retry later');
       const response = await real();
-      return n === 2 ? problem(503, 'Service unavailable') : response;
+      return n === 2 ? problem(503, 'service_unavailable', 'The service is temporarily unavailable; retry with backoff') : response;
     });
     const sdk = new RevenueClient({ apiKey: org.live_token, baseUrl, fetch: wire.fetch, maxRetries: 3 });
     const contact = (await sdk.contacts.create({ list_id: list.id, name: 'Exactly once' })).data;
@@ -382,10 +400,21 @@ describe('retries', () => {
 
   it('gives up after maxRetries, and never retries what cannot succeed', async () => {
     const { org } = await fresh();
-    const failing = recording(async () => problem(502, 'Bad gateway'));
+    // A proxy's 502, with no type of the service's: retried, then an ApiError by its status.
+    const failing = recording(async () => problem(502, undefined, 'Bad gateway'));
     const sdk = new RevenueClient({ apiKey: org.live_token, baseUrl, fetch: failing.fetch, maxRetries: 1 });
-    await expect(sdk.usage.get()).rejects.toMatchObject({ status: 502, detail: 'Bad gateway' });
+    await expect(sdk.usage.get()).rejects.toMatchObject({ status: 502, type: undefined, detail: 'Bad gateway' });
     expect(failing.sent).toHaveLength(2);
+
+    // A conflict with the state, or a provider that is not configured, does not go away by retrying.
+    for (const [status, type, Class] of [[409, 'conflict', ConflictError], [503, 'provider_not_configured', ProviderNotConfiguredError]] as const) {
+      const refused = recording(async () => problem(status, type, 'Refused'));
+      const client = new RevenueClient({ apiKey: org.live_token, baseUrl, fetch: refused.fetch, maxRetries: 3 });
+      const error = await client.lists.create({ name: 'x', type: 'contacts' }).catch((e: unknown) => e);
+      expect(error, type).toBeInstanceOf(Class);
+      expect(error, type).not.toBeInstanceOf(ServiceUnavailableError);
+      expect(refused.sent, type).toHaveLength(1);
+    }
 
     const notFound = recording((_n, real) => real());
     const once = new RevenueClient({ apiKey: org.live_token, baseUrl, fetch: notFound.fetch });
