@@ -35,8 +35,9 @@ interface Context {
   getOneSpec: Pick<LoadSpec, 'kind' | 'path'> & Partial<LoadSpec>;
 }
 
-// One fast endpoint takes every delivery here, so it may use every slot (WORKER_CONCURRENCY_PER_KEY).
-const WORKERS_ENV = { WORKER_CONCURRENCY: '64', WORKER_CONCURRENCY_PER_KEY: '64' };
+// One fast endpoint of one tenant takes every delivery here, so it may use every slot
+// (WORKER_CONCURRENCY_PER_KEY, WORKER_CONCURRENCY_PER_ORG).
+const WORKERS_ENV = { WORKER_CONCURRENCY: '64', WORKER_CONCURRENCY_PER_KEY: '64', WORKER_CONCURRENCY_PER_ORG: '64' };
 
 /** A receiver answering 204 at once; `onEvent` sees each event's object id as it arrives. */
 async function receiver(onEvent: (objectId: string) => void): Promise<{ url: string; server: HttpServer }> {

@@ -26,6 +26,8 @@ export interface Config {
   workerConcurrency: number;
   /** Jobs of one concurrency key (a webhook endpoint) a process runs at once: one slow endpoint cannot take every slot. */
   workerConcurrencyPerKey: number;
+  /** Jobs of one organization a process runs at once: one tenant's backlog cannot take every slot. */
+  workerConcurrencyPerOrg: number;
   /** CPU priority a worker-only process lowers itself to (0–19), so that API processes on the same machine come first. */
   workerNice: number;
   jobLeaseSeconds: number;
@@ -95,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const workerConcurrency = int(env, 'WORKER_CONCURRENCY', 16, 1);
   const workerConcurrencyPerKey = int(env, 'WORKER_CONCURRENCY_PER_KEY', Math.max(1, Math.floor(workerConcurrency / 4)), 1);
   if (workerConcurrencyPerKey > workerConcurrency) throw new ConfigError('WORKER_CONCURRENCY_PER_KEY must not exceed WORKER_CONCURRENCY');
+  const workerConcurrencyPerOrg = int(env, 'WORKER_CONCURRENCY_PER_ORG', Math.max(1, Math.floor(workerConcurrency / 2)), 1);
+  if (workerConcurrencyPerOrg > workerConcurrency) throw new ConfigError('WORKER_CONCURRENCY_PER_ORG must not exceed WORKER_CONCURRENCY');
   if (workers !== 'inline' && workers !== 'off') throw new ConfigError('WORKERS must be inline or off');
   const databasePoolSize = int(env, 'DATABASE_POOL_SIZE', 10, 1);
   return Object.freeze({
@@ -116,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers,
     workerConcurrency,
     workerConcurrencyPerKey,
+    workerConcurrencyPerOrg,
     workerNice,
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2),
     jobRetentionHours: int(env, 'JOB_RETENTION_HOURS', 72, 1),

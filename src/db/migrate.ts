@@ -21,6 +21,7 @@ import { exportSearch } from './migrations/0016-export-search.ts';
 import { storedJson } from './migrations/0017-stored-json.ts';
 import { stageHistoryNames } from './migrations/0018-stage-history-names.ts';
 import { quoteLinkHashes } from './migrations/0019-quote-link-hashes.ts';
+import { jobsByOrganization } from './migrations/0020-jobs-by-organization.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -44,6 +45,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0017-stored-json': storedJson,
     '0018-stage-history-names': stageHistoryNames,
     '0019-quote-link-hashes': quoteLinkHashes,
+    '0020-jobs-by-organization': jobsByOrganization,
   };
 }
 

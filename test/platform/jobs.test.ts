@@ -178,7 +178,7 @@ describe('load and settle', () => {
     await runWrite(app.services.database, s, async (w) => {
       for (const name of ['a', 'b', 'c']) w.enqueue(defineJobKind({ name: kind, async run() {} }), { name });
     });
-    const claimed = await claimJobs(app.services.database, [kind], { perKey: 10, room: new Map() }, 10, 'batch-worker:1', 60_000);
+    const claimed = await claimJobs(app.services.database, [kind], { perKey: 10, keys: new Map(), perOrg: 10, orgs: new Map() }, 10, 'batch-worker:1', 60_000);
     expect(claimed).toHaveLength(3);
     const calls: string[][] = [];
     const marks: SettleBatch<string> = {
@@ -210,7 +210,7 @@ describe('leases', () => {
     const kind = defineJobKind<Record<string, never>>({ name: kindName('lease'), async run() { runs++; } });
     await runWrite(app.services.database, await scope(), async (w) => w.enqueue(kind, {}));
     // A worker claims it with a one-second lease and dies without a word.
-    const [claimed] = await claimJobs(app.services.database, [kind.name], { perKey: 10, room: new Map() }, 10, 'dead-worker:1', 1000);
+    const [claimed] = await claimJobs(app.services.database, [kind.name], { perKey: 10, keys: new Map(), perOrg: 10, orgs: new Map() }, 10, 'dead-worker:1', 1000);
     expect(claimed.status).toBe('running');
     runner([kind as JobKind<never>]).wake();
     await sleep(400);
@@ -254,7 +254,8 @@ describe('leases', () => {
 describe('concurrency keys', () => {
   it.each<{ env: Record<string, string>; cap: number; what: string }>([
     { env: { WORKER_CONCURRENCY: '8' }, cap: 2, what: 'a quarter of the slots by default' },
-    { env: { WORKER_CONCURRENCY: '8', WORKER_CONCURRENCY_PER_KEY: '5' }, cap: 5, what: 'WORKER_CONCURRENCY_PER_KEY when set' },
+    // The key's jobs are one organization's: its own share (half of the slots by default) is raised out of the way.
+    { env: { WORKER_CONCURRENCY: '8', WORKER_CONCURRENCY_PER_KEY: '5', WORKER_CONCURRENCY_PER_ORG: '8' }, cap: 5, what: 'WORKER_CONCURRENCY_PER_KEY when set' },
   ])('run at most $what for one key, so a slow key does not hold the others back', async ({ env, cap }) => {
     let slowNow = 0;
     let slowMost = 0;

@@ -3,7 +3,7 @@
 // at once without waiting for or taking each other's jobs. A job whose lease ended (its worker died)
 // is due again, so it is claimed like a queued one. Outcomes are recorded only under the lease
 // token of the claim, so a worker that lost its lease can never overwrite a newer attempt.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { SettleBatch } from './kinds.ts';
@@ -16,40 +16,83 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 const PENDING = ['queued', 'failed', 'running'] as const;
 const ERROR_MAX = 2000;
 
-/** How many more jobs of each concurrency key a worker may start: `room` for the keys it runs, `perKey` for others. */
-export interface KeyRoom {
+/**
+ * How many more jobs a worker may start of each concurrency key and of each organization: `keys` and
+ * `orgs` for those it runs (0 or less: none), `perKey` and `perOrg` for the others.
+ */
+export interface ClaimRoom {
   perKey: number;
-  room: ReadonlyMap<string, number>;
+  keys: ReadonlyMap<string, number>;
+  perOrg: number;
+  orgs: ReadonlyMap<string, number>;
+}
+
+/** `case <column> when … then <room> … else <fallback> end`: the room of each row's key or organization. */
+function roomOf(column: 'concurrency_key' | 'org_id', room: ReadonlyMap<string, number>, fallback: number) {
+  if (room.size === 0) return sql`cast(${fallback} as integer)`;
+  const cases = [...room].map(([value, n]) => sql`when ${value} then cast(${Math.max(0, n)} as integer)`);
+  return sql`case ${sql.ref(column)} ${sql.join(cases, sql` `)} else cast(${fallback} as integer) end`;
+}
+
+/**
+ * The stretches of organization ids between those at their share (`lo < org_id < hi`, open at the
+ * ends): every organization with room is in one of them.
+ */
+function stretchesBetween(full: string[]): Array<[lo: string | undefined, hi: string | undefined]> {
+  const bounds = [undefined, ...[...full].sort(), undefined];
+  return bounds.slice(1).map((hi, i) => [bounds[i], hi]);
 }
 
 /**
  * Claims up to `limit` due jobs of `kinds` (a worker never takes a kind it has no handler for), and
- * of each concurrency key no more than the worker has room for: keys without room are left out of
- * the candidates, the others are ranked by due time within their key and cut at their room.
+ * of each concurrency key and each organization no more than the worker has room for, shared fairly:
+ * candidates are ranked by how many jobs their organization would then be running here, then by due
+ * time, so an organization with nothing running goes first and one with a backlog takes turns with
+ * the others instead of every slot. Keys without room are left out of the candidates. Organizations
+ * at their share are left out of the ranking; so that the others' jobs are found behind their
+ * backlog, the first due jobs of each stretch of organizations between them are read as well, each
+ * a range of the (status, org_id, run_at) index, rather than skipping the backlog row by row.
  */
-export async function claimJobs(database: Database, kinds: readonly string[], keys: KeyRoom, limit: number, token: string, leaseMs: number): Promise<JobRow[]> {
+export async function claimJobs(database: Database, kinds: readonly string[], room: ClaimRoom, limit: number, token: string, leaseMs: number): Promise<JobRow[]> {
+  const result = await claimStatement(database, kinds, room, limit, token, leaseMs).execute(database.db);
+  return result.rows;
+}
+
+/** The statement of `claimJobs` (exported so that a test can read its plan). */
+export function claimStatement(database: Database, kinds: readonly string[], room: ClaimRoom, limit: number, token: string, leaseMs: number): RawBuilder<JobRow> {
   const now = Date.now();
   const until = now + leaseMs;
   const lock = database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
-  const full = [...keys.room].filter(([, n]) => n <= 0).map(([key]) => key);
-  const open = [...keys.room].filter(([, n]) => n > 0);
-  const room = open.length === 0 ? sql`${keys.perKey}` : sql`case concurrency_key ${sql.join(open.map(([key, n]) => sql`when ${key} then cast(${n} as integer)`), sql` `)} else cast(${keys.perKey} as integer) end`;
-  const keyFilter = full.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(full)}))` : sql``;
+  const fullKeys = [...room.keys].filter(([, n]) => n <= 0).map(([key]) => key);
+  const fullOrgs = [...room.orgs].filter(([, n]) => n <= 0).map(([org]) => org);
+  const keyFilter = fullKeys.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(fullKeys)}))` : sql``;
+  const due = (status: string, where: RawBuilder<unknown>, order: RawBuilder<unknown>) => sql`select * from (
+    select org_id, mode, id, run_at, concurrency_key from jobs
+    where status = ${status} and run_at <= ${now} and kind in (${sql.join(kinds)}) ${keyFilter} ${where}
+    order by ${order} limit ${limit * 4} ${lock}) as due`;
+  const stretches = fullOrgs.length === 0 ? [] : stretchesBetween(fullOrgs).map(([lo, hi]) =>
+    sql`${lo === undefined ? sql`` : sql`and org_id > ${lo}`} ${hi === undefined ? sql`` : sql`and org_id < ${hi}`}`);
   // One ordered read of the (status, run_at) index per status: `status in (…) order by run_at`
   // would read and sort every due job, 15 ms a claim behind a backlog of 20,000.
-  const due = PENDING.map((status) => sql`select * from (select org_id, mode, id, run_at, concurrency_key from jobs
-    where status = ${status} and run_at <= ${now} and kind in (${sql.join(kinds)}) ${keyFilter}
-    order by run_at limit ${limit * 4} ${lock}) as ${sql.id(status)}`);
-  const result = await sql<JobRow>`update jobs
+  const candidates = PENDING.flatMap((status) => [
+    due(status, sql``, sql`run_at`),
+    ...stretches.map((stretch) => due(status, stretch, sql`org_id, run_at`)),
+  ]);
+  // A job both among the oldest and first in its stretch is one candidate (`union`).
+  const union = stretches.length > 0 ? sql` union ` : sql` union all `;
+  // `org_n - org_room` is what the organization would run here with this job, less its share.
+  const orgRoom = roomOf('org_id', room.orgs, room.perOrg);
+  return sql<JobRow>`update jobs
     set status = 'running', attempts = attempts + 1, lease_token = ${token}, lease_until = ${until}, run_at = ${until}, updated_at = ${now}
     where (org_id, mode, id) in (
       select org_id, mode, id from (
-        select org_id, mode, id, run_at, concurrency_key, row_number() over (partition by concurrency_key order by run_at) as n
-        from (${sql.join(due, sql` union all `)}) as candidates) as ranked
-      where concurrency_key is null or n <= ${room}
-      order by run_at limit ${limit})
-    returning *`.execute(database.db);
-  return result.rows;
+        select org_id, mode, id, run_at, concurrency_key, ${orgRoom} as org_room,
+          row_number() over (partition by concurrency_key order by run_at) as key_n,
+          row_number() over (partition by org_id order by run_at) as org_n
+        from (${sql.join(candidates, union)}) as candidates) as ranked
+      where (concurrency_key is null or key_n <= ${roomOf('concurrency_key', room.keys, room.perKey)}) and org_n <= org_room
+      order by org_n - org_room, run_at limit ${limit})
+    returning *`;
 }
 
 /** A job's identity across tenants. */

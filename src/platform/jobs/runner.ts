@@ -22,6 +22,13 @@ const info = (job: JobRow): JobInfo => ({ id: job.id, orgId: job.org_id, mode: j
 const MAX_IDLE_MS = 1000;
 const CLAIM_GATHER_MS = 5;
 
+/** Adds `by` to the count of `name`, dropping it at 0. */
+function count(counts: Map<string, number>, name: string, by: number): void {
+  const n = (counts.get(name) ?? 0) + by;
+  if (n === 0) counts.delete(name);
+  else counts.set(name, n);
+}
+
 export interface RunnerOptions {
   database: Database;
   config: Config;
@@ -41,6 +48,9 @@ export class JobRunner {
   /** Running jobs per concurrency key; a key at `#perKey` (WORKER_CONCURRENCY_PER_KEY) is left out of claims. */
   readonly #keys = new Map<string, number>();
   readonly #perKey: number;
+  /** Running jobs per organization ('' for system jobs); one at `#perOrg` (WORKER_CONCURRENCY_PER_ORG) is left out of claims. */
+  readonly #orgs = new Map<string, number>();
+  readonly #perOrg: number;
   readonly #abort = new AbortController();
   readonly #leaseMs: number;
   readonly #outcomes: OutcomeQueue;
@@ -58,6 +68,7 @@ export class JobRunner {
     this.#kinds = new Map(options.kinds.map((k) => [k.name, k]));
     this.#leaseMs = options.config.jobLeaseSeconds * 1000;
     this.#perKey = options.config.workerConcurrencyPerKey;
+    this.#perOrg = options.config.workerConcurrencyPerOrg;
     this.#outcomes = new OutcomeQueue(options.database, options.log);
   }
 
@@ -121,8 +132,10 @@ export class JobRunner {
       let claimed: JobRow[] = [];
       if (free > 0) {
         try {
-          const room = new Map([...this.#keys].map(([key, n]) => [key, this.#perKey - n]));
-          claimed = await claimJobs(this.#o.database, [...this.#kinds.keys()], { perKey: this.#perKey, room }, free, `${this.#id}:${++this.#claims}`, this.#leaseMs);
+          const keys = new Map([...this.#keys].map(([key, n]) => [key, this.#perKey - n]));
+          const orgs = new Map([...this.#orgs].map(([org, n]) => [org, this.#perOrg - n]));
+          const room = { perKey: this.#perKey, keys, perOrg: this.#perOrg, orgs };
+          claimed = await claimJobs(this.#o.database, [...this.#kinds.keys()], room, free, `${this.#id}:${++this.#claims}`, this.#leaseMs);
         } catch (error) {
           this.#o.log.warn({ err: { message: (error as Error).message } }, 'claiming jobs failed');
         }
@@ -177,7 +190,8 @@ export class JobRunner {
     const key = jobKey(job);
     const group = job.concurrency_key;
     this.#handling++;
-    if (group !== null) this.#keys.set(group, (this.#keys.get(group) ?? 0) + 1);
+    if (group !== null) count(this.#keys, group, 1);
+    count(this.#orgs, job.org_id, 1);
     const done = (async () => {
       let settled: SettledJob | undefined;
       try {
@@ -185,11 +199,8 @@ export class JobRunner {
       } finally {
         // The slot is free once the handler is done: the next jobs run while this outcome commits.
         this.#handling--;
-        if (group !== null) {
-          const left = this.#keys.get(group)! - 1;
-          if (left === 0) this.#keys.delete(group);
-          else this.#keys.set(group, left);
-        }
+        if (group !== null) count(this.#keys, group, -1);
+        count(this.#orgs, job.org_id, -1);
         this.#wakeSoon();
       }
       if (settled) await this.#outcomes.settle(settled);
