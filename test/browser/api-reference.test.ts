@@ -92,7 +92,7 @@ describe.skipIf(!available)('the API reference in a browser', () => {
     const answer = await answered;
     expect(answer.url().startsWith(`${base}/v1/contacts?`)).toBe(true);
     expect(answer.status()).toBe(401);
-    expect(await answer.json()).toMatchObject({ detail: 'API key not associated with an organization' });
+    expect(await answer.json()).toEqual({ type: 'authentication_failed', detail: 'API key not associated with an organization' });
     await page.waitForLoadState('networkidle');
 
     expect(refused).toEqual([]);

@@ -38,7 +38,7 @@ describe('creating keys with scopes and an expiry', () => {
     for (const expires_at of [now() - 10, now(), 0]) {
       const res = await t.live.post('/auth/v1/api-keys', { name: 'x', expires_at });
       expect(res.statusCode).toBe(400);
-      expect(res.json().detail).toBe('expires_at must be in the future (unix seconds)');
+      expect(res.json()).toEqual({ type: 'bad_request', detail: 'expires_at must be in the future (unix seconds)', param: 'expires_at' });
     }
     expect((await t.live.post('/auth/v1/api-keys', { name: 'x', expires_at: '2030-01-01' })).statusCode).toBe(422);
     const keys = (await t.live.get('/auth/v1/api-keys')).json().data;
@@ -103,13 +103,13 @@ describe('PATCH /auth/v1/api-keys/{id}', () => {
       expect(widened.json().detail).toBe(`Scopes can only be narrowed: ${scopes[0]} is not within the key's current scopes; create a new key instead`);
     }
     const bad = [
-      [{}, 400, 'No fields to update'],
-      [{ scopes: ['nope:read'] }, 400, 'Unknown scope: nope:read; GET /auth/v1/scopes lists the scopes'],
+      [{}, 400, 'No fields to update', {}],
+      [{ scopes: ['nope:read'] }, 400, 'Unknown scope: nope:read; GET /auth/v1/scopes lists the scopes', { param: 'scopes' }],
     ] as const;
-    for (const [body, status, detail] of bad) {
+    for (const [body, status, detail, members] of bad) {
       const res = await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, body);
       expect(res.statusCode).toBe(status);
-      expect(res.json()).toEqual({ type: 'bad_request', detail });
+      expect(res.json()).toEqual({ type: 'bad_request', detail, ...members });
     }
     expect((await t.live.patch(`/auth/v1/api-keys/${key.api_key_id}`, { is_agency: true })).statusCode).toBe(422);
     expect((await t.live.patch('/auth/v1/api-keys/key_01JD8X4M6R2T9Q3V5W7Y8Z0A1B', { name: 'x' })).json()).toEqual({ type: 'not_found', detail: 'API key not found' });

@@ -140,7 +140,7 @@ describe('stages of a methodology', () => {
     for (const stage_ids of [[ids[0], ids[1]], [ids[0], ids[0], ids[1]], [ids[0], ids[1], ids[2], ids[2]]]) {
       const res = await order({ stage_ids });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ type: 'bad_request', detail: 'stage_ids must name every stage of the pipeline exactly once' });
+      expect(res.json()).toEqual({ type: 'bad_request', detail: 'stage_ids must name every stage of the pipeline exactly once', param: 'stage_ids' });
     }
     const foreign = await order({ stage_ids: [ids[0], ids[1], 'cks_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] });
     expect(foreign.statusCode).toBe(404);

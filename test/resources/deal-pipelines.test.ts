@@ -43,7 +43,7 @@ describe('deal pipelines', () => {
 
     const unset = await t.live.patch(`/v1/deals/pipelines/${third.id}`, { is_default: false });
     expect(unset.statusCode).toBe(422);
-    expect((await t.live.patch(`/v1/deals/pipelines/${third.id}`, {})).json()).toMatchObject({ detail: 'No fields to update' });
+    expect((await t.live.patch(`/v1/deals/pipelines/${third.id}`, {})).json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     const renamed = await ok(t.live.patch(`/v1/deals/pipelines/${third.id}`, { name: 'Upsell' }));
     expect(renamed).toMatchObject({ name: 'Upsell', is_default: true });
     const events = (await t.live.get('/v1/events?type=deal_pipeline.updated&limit=200')).json().data;
@@ -53,20 +53,20 @@ describe('deal pipelines', () => {
   it('refuses to delete the default pipeline or one holding deals, and deletes an empty one', async () => {
     const t = await tenant(app);
     const main = (await pipelines(t.live)).data[0];
-    expect((await t.live.delete(`/v1/deals/pipelines/${main.id}`)).json()).toMatchObject({ detail: 'The default pipeline cannot be deleted; make another pipeline the default first' });
+    expect((await t.live.delete(`/v1/deals/pipelines/${main.id}`)).json()).toEqual({ type: 'conflict', detail: 'The default pipeline cannot be deleted; make another pipeline the default first' });
     const other = await newPipeline(t.live);
     await ok(t.live.post('/v1/deals', { name: 'A', pipeline_id: other.id }), 201);
-    expect((await t.live.delete(`/v1/deals/pipelines/${other.id}`)).json()).toMatchObject({ detail: 'Pipeline has 1 deal; move or delete it first' });
+    expect((await t.live.delete(`/v1/deals/pipelines/${other.id}`)).json()).toEqual({ type: 'conflict', detail: 'Pipeline has 1 deal; move or delete it first' });
     await ok(t.live.post('/v1/deals', { name: 'B', pipeline_id: other.id }), 201);
     const busy = await t.live.delete(`/v1/deals/pipelines/${other.id}`);
     expect(busy.statusCode).toBe(409);
-    expect(busy.json()).toMatchObject({ detail: 'Pipeline has 2 deals; move or delete them first' });
+    expect(busy.json()).toEqual({ type: 'conflict', detail: 'Pipeline has 2 deals; move or delete them first' });
 
     const empty = await newPipeline(t.live);
     expect(await ok(t.live.delete(`/v1/deals/pipelines/${empty.id}`))).toEqual({ id: empty.id, deleted: true });
     const gone = await t.live.get(`/v1/deals/pipelines/${empty.id}`);
     expect(gone.statusCode).toBe(404);
-    expect(gone.json()).toMatchObject({ detail: 'Pipeline not found' });
+    expect(gone.json()).toEqual({ type: 'not_found', detail: 'Pipeline not found' });
     expect((await t.live.delete(`/v1/deals/pipelines/${empty.id}`)).statusCode).toBe(404);
   });
 
@@ -77,7 +77,7 @@ describe('deal pipelines', () => {
     expect(three).toMatchObject({ name: 'Three', position: 2, probability: 60, stage_type: 'open', color: '#112233', pipeline_id: p.id });
     const changed = await ok(t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { name: 'Third', color: null }));
     expect(changed).toMatchObject({ name: 'Third', color: null, checklist_stage_id: null });
-    expect((await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, {})).json()).toMatchObject({ detail: 'No fields to update' });
+    expect((await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, {})).json()).toEqual({ type: 'bad_request', detail: 'No fields to update' });
     expect((await t.live.patch(`/v1/deals/pipelines/${p.id}/stages/${three.id}`, { probability: 101 })).statusCode).toBe(422);
     // A color is `#rrggbb`: seven characters that are not one are refused, on a stage and in a new pipeline.
     for (const color of ['#GGGGGG', 'fuchsia', '#12345g']) {
@@ -97,11 +97,11 @@ describe('deal pipelines', () => {
     expect(reordered.stages.map((s: Json) => [s.id, s.position])).toEqual([[three.id, 0], [one, 1], [two, 2]]);
     const unknown = await t.live('PUT', order, { stage_ids: [one, two, 'stg_other'] });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ detail: 'Stage not found' });
+    expect(unknown.json()).toEqual({ type: 'not_found', detail: 'Stage not found' });
     for (const stage_ids of [[one, two], [one, two, two], [one, two, three.id, three.id]]) {
       const bad = await t.live('PUT', order, { stage_ids });
       expect(bad.statusCode).toBe(400);
-      expect(bad.json()).toMatchObject({ detail: 'stage_ids must name every stage of the pipeline exactly once' });
+      expect(bad.json()).toEqual({ type: 'bad_request', detail: 'stage_ids must name every stage of the pipeline exactly once', param: 'stage_ids' });
     }
     // A new deal starts in the first stage of the new order.
     expect((await ok(t.live.post('/v1/deals', { name: 'X', pipeline_id: p.id }), 201)).stage_id).toBe(three.id);
@@ -109,7 +109,7 @@ describe('deal pipelines', () => {
     const other = await newPipeline(t.live);
     const foreign = await t.live.patch(`/v1/deals/pipelines/${other.id}/stages/${one}`, { name: 'nope' });
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toMatchObject({ detail: 'Stage not found' });
+    expect(foreign.json()).toEqual({ type: 'not_found', detail: 'Stage not found' });
   });
 
   it('deletes a stage holding deals only with move_to in the same pipeline, moving them', async () => {
@@ -118,16 +118,16 @@ describe('deal pipelines', () => {
     const [a, b, won] = p.stages.map((s: Json) => s.id);
     const d1 = await ok(t.live.post('/v1/deals', { name: 'D1', stage_id: a, amount: 1000 }), 201);
     const url = `/v1/deals/pipelines/${p.id}/stages/${a}`;
-    expect((await t.live.delete(url)).json()).toMatchObject({ detail: 'Stage has 1 deal; give move_to=<stage_id> of the same pipeline to move it' });
+    expect((await t.live.delete(url)).json()).toEqual({ type: 'conflict', detail: 'Stage has 1 deal; give move_to=<stage_id> of the same pipeline to move it' });
     await ok(t.live.post('/v1/deals', { name: 'D2', stage_id: a, amount: 3000 }), 201);
     const refused = await t.live.delete(url);
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ detail: 'Stage has 2 deals; give move_to=<stage_id> of the same pipeline to move them' });
+    expect(refused.json()).toEqual({ type: 'conflict', detail: 'Stage has 2 deals; give move_to=<stage_id> of the same pipeline to move them' });
     const other = await newPipeline(t.live);
     for (const target of [a, other.stages[0].id]) {
       const bad = await t.live.delete(`${url}?move_to=${target}`);
       expect(bad.statusCode).toBe(400);
-      expect(bad.json()).toMatchObject({ detail: 'move_to must be another stage of the same pipeline' });
+      expect(bad.json()).toEqual({ type: 'bad_request', detail: 'move_to must be another stage of the same pipeline', param: 'move_to' });
     }
     expect(await ok(t.live.delete(`${url}?move_to=${won}`))).toEqual({ id: a, deleted: true });
     const moved = await ok(t.live.get(`/v1/deals/${d1.id}`));
@@ -150,7 +150,7 @@ describe('deal pipelines', () => {
     const single = await newPipeline(t.live, { name: 'Single', stages: [{ name: 'Only' }] });
     const last = await t.live.delete(`/v1/deals/pipelines/${single.id}/stages/${single.stages[0].id}`);
     expect(last.statusCode).toBe(409);
-    expect(last.json()).toMatchObject({ detail: 'A pipeline keeps at least one stage' });
+    expect(last.json()).toEqual({ type: 'conflict', detail: 'A pipeline keeps at least one stage' });
   });
 
   it('changes the status of a stage\'s deals when the stage changes type', async () => {

@@ -54,7 +54,7 @@ describe('public quote links', () => {
     expect((await app.inject({ method: 'GET', url: `/q/${token}` })).statusCode).toBe(200);
     const stolen = await view(links[0].token_hash);
     expect(stolen.statusCode).toBe(404);
-    expect(stolen.json()).toMatchObject({ detail: 'Quote not found' });
+    expect(stolen.json()).toEqual({ type: 'not_found', detail: 'Quote not found' });
     expect((await app.inject({ method: 'POST', url: `/v1/public/quotes/${links[0].token_hash}/accept`, payload: { name: 'Mallory' } })).statusCode).toBe(404);
     expect((await ok(t.live.get(`/v1/quotes/${sent.id}`))).status).toBe('viewed');
   });

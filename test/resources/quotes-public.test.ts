@@ -56,7 +56,7 @@ describe('answers', () => {
     const deal = await ok(t.live.post('/v1/deals', { name: 'Deal' }), 201);
     const q = await sentQuote(t.live, { deal_id: deal.id });
     await fails(accept(q.public_token, {}), 400);
-    await fails(accept(q.public_token, { name: '   ' }), 400, 'name is required: the full name of the person accepting');
+    await fails(accept(q.public_token, { name: '   ' }), 400, 'name is required: the full name of the person accepting', { param: 'name' });
     await fails(accept(q.public_token, { name: 'Ada', extra: 1 }), 422);
     await fails(accept(q.public_token, { name: 'x'.repeat(201) }), 422);
     const accepted = await ok(accept(q.public_token, { name: '  Ada Lovelace ' }));

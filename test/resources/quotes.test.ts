@@ -133,8 +133,8 @@ describe('product lines', () => {
     const foreign = await product((await tenant(app)).live);
     await fails(t.live.post('/v1/quotes', { title: 'X', line_items: [{ product_id: foreign.id }] }), 404, 'Product not found');
     await fails(t.test.post('/v1/quotes', { title: 'X', line_items: [{ product_id: seat.id }] }), 404, 'Product not found');
-    await fails(t.live.post('/v1/quotes', { title: 'X', line_items: [{ unit_price: 1 }] }), 400, 'line_items[0].name is required without a product_id');
-    await fails(t.live.post('/v1/quotes', { title: 'X', line_items: [line(1), { name: 'Free' }] }), 400, 'line_items[1].unit_price is required without a product_id');
+    await fails(t.live.post('/v1/quotes', { title: 'X', line_items: [{ unit_price: 1 }] }), 400, 'line_items[0].name is required without a product_id', { param: 'line_items.0.name' });
+    await fails(t.live.post('/v1/quotes', { title: 'X', line_items: [line(1), { name: 'Free' }] }), 400, 'line_items[1].unit_price is required without a product_id', { param: 'line_items.1.unit_price' });
     await fails(t.live.post('/v1/quotes', { title: 'X', currency: 'XYZ' }), 422);
   });
 });

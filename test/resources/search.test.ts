@@ -118,7 +118,7 @@ describe('contacts', () => {
     const noValue = await search(t.live, 'contacts', { filters: [{ field: 'tags', operator: 'any_of', value: [] }] });
     expect(noValue.statusCode).toBe(422);
     const noWords = await search(t.live, 'contacts', { q: '!!' });
-    expect([noWords.statusCode, noWords.json().detail]).toEqual([400, 'q has no words to search for: give letters or digits']);
+    expect([noWords.statusCode, noWords.json()]).toEqual([400, { type: 'bad_request', detail: 'q has no words to search for: give letters or digits', param: 'q' }]);
     const sortTags = await search(t.live, 'contacts', { sort: [{ field: 'tags' }] });
     expect([sortTags.statusCode, sortTags.json().detail]).toEqual([400, 'Cannot sort by tags, which holds a list of tags']);
     const computed = await search(t.live, 'contacts', { filters: [{ field: 'suppressed', operator: 'eq', value: true }] });

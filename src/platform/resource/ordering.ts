@@ -8,7 +8,7 @@ export function checkOrder(known: string[], given: string[], notFoundMessage = '
   const ids = new Set(known);
   if (!given.every((id) => ids.has(id))) throw notFound(notFoundMessage);
   if (new Set(given).size !== given.length || given.length !== known.length) {
-    throw badRequest('stage_ids must name every stage of the pipeline exactly once');
+    throw badRequest('stage_ids must name every stage of the pipeline exactly once', 'stage_ids');
   }
 }
 

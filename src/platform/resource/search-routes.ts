@@ -70,7 +70,7 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
     }, async (req) => {
       const { q, limit = 5 } = req.query as { q: string; limit?: number };
       const words = searchWords(q);
-      if (words.length === 0) throw badRequest('q has no words to search for: give letters or digits');
+      if (words.length === 0) throw badRequest('q has no words to search for: give letters or digits', 'q');
       // Only the objects the key may read (GET /v1/search itself needs search:read).
       const readable = resources.filter((r) => grants(req.apiKey?.scopes ?? [], `${r.plural}:read`));
       const groups = await Promise.all(readable.map(async (r) => {

@@ -151,7 +151,7 @@ export async function compileSearch(r: Resource, db: Kysely<DB>, dialect: Dialec
   if (groups.length > 0) where.push(sql<SqlBool>`(${sql.join(groups.map((g, i) => all(g.map((f, j) => condition(ctx, f, ['filter_groups', i, j])))), sql` or `)})`);
   if (req.q !== undefined) {
     const words = searchWords(req.q);
-    if (words.length === 0) throw badRequest('q has no words to search for: give letters or digits');
+    if (words.length === 0) throw badRequest('q has no words to search for: give letters or digits', 'q');
     where.push(textMatch(dialect, r.table, r.search ?? [], words));
   }
   const keys: CompiledSearch['keys'] = (req.sort ?? []).map((s) => {

@@ -36,13 +36,13 @@ export function catalogOf(app: FastifyInstance): CatalogEntry[] {
 export function checkScopes(app: FastifyInstance, scopes: readonly string[]): string[] {
   const known = new Set(catalogOf(app).map((c) => c.scope));
   const unknown = scopes.find((s) => !known.has(s));
-  if (unknown !== undefined) throw badRequest(`Unknown scope: ${unknown.slice(0, 100)}; GET /auth/v1/scopes lists the scopes`);
+  if (unknown !== undefined) throw badRequest(`Unknown scope: ${unknown.slice(0, 100)}; GET /auth/v1/scopes lists the scopes`, 'scopes');
   return normalizeScopes(scopes);
 }
 
 export function checkExpiry(expiresAt: number | undefined): number | null {
   if (expiresAt === undefined) return null;
-  if (expiresAt <= nowSeconds()) throw badRequest('expires_at must be in the future (unix seconds)');
+  if (expiresAt <= nowSeconds()) throw badRequest('expires_at must be in the future (unix seconds)', 'expires_at');
   return expiresAt;
 }
 

@@ -229,7 +229,7 @@ export async function deleteStage(w: WriteContext, pipelineId: string, stageId: 
   if (stages.length === 1) throw conflict('A pipeline keeps at least one stage');
   const n = await dealsIn(w, 'stage_id', stageId);
   if (moveTo !== undefined && (moveTo === stageId || !stages.some((s) => s.id === moveTo))) {
-    throw badRequest('move_to must be another stage of the same pipeline');
+    throw badRequest('move_to must be another stage of the same pipeline', 'move_to');
   }
   if (n > 0 && moveTo === undefined) throw conflict(`Stage has ${dealCount(n)}; give move_to=<stage_id> of the same pipeline to move ${n === 1 ? 'it' : 'them'}`);
   if (n > 0) await moveStageDeals(w, stage, stages.find((s) => s.id === moveTo)!);

@@ -57,10 +57,10 @@ const CSV_TYPES = new Set([
 function refuseAnswer(answer: OutboundAnswer, maxBytes: number): void {
   if (answer.status !== 200) {
     const redirect = answer.status >= 300 && answer.status < 400 ? ' (redirects are not followed)' : '';
-    throw badRequest(`url: answered ${answer.status}, not 200${redirect}`);
+    throw badRequest(`url: answered ${answer.status}, not 200${redirect}`, 'url');
   }
   if (answer.contentType !== undefined && !CSV_TYPES.has(answer.contentType)) {
-    throw badRequest(`url: answered ${answer.contentType}, not a CSV (text/csv, text/plain or application/octet-stream)`);
+    throw badRequest(`url: answered ${answer.contentType}, not a CSV (text/csv, text/plain or application/octet-stream)`, 'url');
   }
   if (answer.contentLength !== undefined && answer.contentLength > maxBytes) throw tooLarge(maxBytes);
 }
@@ -76,7 +76,7 @@ export async function receiveUrl(req: FastifyRequest, fileId: string, url: strin
     await outbound.check(url);
     answer = await outbound.get(url, { timeoutMs: config.importUrlTimeoutMs });
   } catch (error) {
-    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`);
+    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`, 'url');
     throw error;
   }
   try {
@@ -84,7 +84,7 @@ export async function receiveUrl(req: FastifyRequest, fileId: string, url: strin
     return await receiveFile(database.db, req.scope, fileId, answer.body, config.importMaxBytes);
   } catch (error) {
     // A download that broke off or ran out of time; the store's own errors keep their meaning.
-    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`);
+    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`, 'url');
     throw error;
   } finally {
     answer.discard();
@@ -125,7 +125,7 @@ export async function planImport(db: Kysely<DB>, scope: Scope, fileId: string, r
   }
   const mode = options.mode ?? 'create';
   if (IMPORTABLE[object].list === 'field' && mode !== 'update' && !listId && !Object.values(mapping).includes('list_id')) {
-    throw badRequest(`list_id is required when importing ${object} (or map a column to list_id)`);
+    throw badRequest(`list_id is required when importing ${object} (or map a column to list_id)`, 'list_id');
   }
   return { id: fileId, object, mode, listId, mapping, source: source.source, filename: source.filename, sizeBytes: received.bytes, delimiter, rowsTotal: rows };
 }

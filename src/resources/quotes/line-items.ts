@@ -74,8 +74,8 @@ export async function computeTotals(w: WriteContext, lines: LineIn[], currency: 
     const product = line.product_id ? products.get(line.product_id) : undefined;
     const name = line.name ?? product?.name;
     const unitPrice = line.unit_price ?? (product ? Number(product.unit_price) : undefined);
-    if (name === undefined) throw badRequest(`line_items[${i}].name is required without a product_id`);
-    if (unitPrice === undefined) throw badRequest(`line_items[${i}].unit_price is required without a product_id`);
+    if (name === undefined) throw badRequest(`line_items[${i}].name is required without a product_id`, `line_items.${i}.name`);
+    if (unitPrice === undefined) throw badRequest(`line_items[${i}].unit_price is required without a product_id`, `line_items.${i}.unit_price`);
     const quantity = line.quantity ?? 1;
     const discount = line.discount_percent ?? 0;
     const amounts = lineAmounts(scaled(quantity, ['line_items', i, 'quantity'], errors), BigInt(unitPrice), scaled(discount, ['line_items', i, 'discount_percent'], errors));

@@ -111,7 +111,7 @@ async function answerable(w: WriteContext, link: Link, action: string): Promise<
 
 export async function acceptQuote(w: WriteContext, link: Link, name: string, ip: string): Promise<Row> {
   const signer = name.trim();
-  if (signer === '') throw badRequest('name is required: the full name of the person accepting');
+  if (signer === '') throw badRequest('name is required: the full name of the person accepting', 'name');
   const row = await answerable(w, link, 'accepted');
   const changes = { status: 'accepted', accepted_at: w.now, signer_name: signer, signer_ip: ip, viewed_at: row.viewed_at ?? w.now };
   await move(w, row, 'quote.accepted', changes);

@@ -20,7 +20,7 @@ async function checkUrl(req: FastifyRequest, url: string | undefined): Promise<v
   try {
     await req.server.services.outbound.check(url);
   } catch (error) {
-    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`);
+    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`, 'url');
     throw error;
   }
 }

@@ -39,11 +39,11 @@ export const toEndpoint = (r: EndpointRow): Endpoint => ({
 /** `["*"]` or a list of catalogued types; anything else is 400. */
 function eventTypes(types: string[]): { all: boolean; types: string[] } {
   if (types.includes('*')) {
-    if (types.length > 1) throw badRequest('event_types: "*" stands for every type and cannot be combined with other types');
+    if (types.length > 1) throw badRequest('event_types: "*" stands for every type and cannot be combined with other types', 'event_types');
     return { all: true, types: [] };
   }
   const unknown = types.filter((t) => !isEventType(t));
-  if (unknown.length > 0) throw badRequest(`Unknown event type: ${unknown.slice(0, 5).join(', ')}; see GET /v1/webhooks/event-types`);
+  if (unknown.length > 0) throw badRequest(`Unknown event type: ${unknown.slice(0, 5).join(', ')}; see GET /v1/webhooks/event-types`, 'event_types');
   return { all: false, types };
 }
 
