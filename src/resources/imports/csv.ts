@@ -1,13 +1,14 @@
-// Streamed CSV reading (csv-parse) for imports: the delimiter guessed from the header line, a BOM
-// dropped, quoted newlines kept, and every data row numbered as a spreadsheet shows it (the header is
-// row 1). A malformed row is yielded as an error with its number, never ending the file.
-import { Readable } from 'node:stream';
-import { parse, type Options } from 'csv-parse';
+// CSV for imports and exports: the delimiter of a file guessed from its header line, its rows read as
+// a stream (csv-reader.ts: every row numbered, a malformed one an error naming its line), its rows
+// counted while an upload is stored, and lines written for a spreadsheet to open safely.
+import { badRequest } from '../../platform/errors.ts';
+import { CsvReader, CsvUnreadable, type CsvRow, type Delimiter } from './csv-reader.ts';
 
-export const DELIMITERS = [',', ';', '\t'] as const;
-export type Delimiter = (typeof DELIMITERS)[number];
+export { CsvUnreadable, type CsvRow, type Delimiter } from './csv-reader.ts';
+export const DELIMITERS = [',', ';', '\t'] as const satisfies readonly Delimiter[];
 
-export type CsvRow = { row: number; record: string[] } | { row: number; error: string };
+/** The size of the pieces a stored file is parsed in: the rows of one piece at most are held at once. */
+const PIECE_BYTES = 64 * 1024;
 
 /**
  * The delimiter of a file from its first bytes: of `,`, `;` and tab, the one found most often
@@ -27,34 +28,27 @@ export function detectDelimiter(head: Buffer): Delimiter {
   return best;
 }
 
-/** A csv-parse stream numbering rows; skipped (malformed) rows go to `onError` in file order. */
-function rowParser(delimiter: Delimiter, onError: (row: CsvRow) => void) {
-  let row = 0;
-  const options: Options<{ row: number; record: string[] }, string[]> = {
-    bom: true, delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, skip_records_with_error: true,
-    on_record: (record) => ({ row: ++row, record }),
-    on_skip: (error) => {
-      onError({ row: ++row, error: error?.message ?? 'Malformed row' });
-      return undefined;
-    },
-  };
-  return parse(options as unknown as Options);
-}
-
-/** The rows of a CSV read from `source`, in order, records and errors alike. Holds one batch of parsed rows at most. */
+/**
+ * The rows of a CSV read from `source`, in order, records and errors alike. A file the reader gives
+ * up on (CsvUnreadable) ends them with that error, after every row read before it.
+ */
 export async function* csvRows(source: AsyncIterable<Buffer>, delimiter: Delimiter): AsyncGenerator<CsvRow> {
-  const skipped: CsvRow[] = [];
-  const parser = rowParser(delimiter, (row) => skipped.push(row));
-  const input = Readable.from(source);
-  input.on('error', (error) => parser.destroy(error));
-  input.pipe(parser);
-  // A skipped row is reported by the parser before the records that follow it, which may still be
-  // queued in the stream: each record first lets out the errors of the rows before it.
-  for await (const parsed of parser as AsyncIterable<{ row: number; record: string[] }>) {
-    while (skipped.length > 0 && skipped[0].row < parsed.row) yield skipped.shift()!;
-    yield parsed;
+  const rows: CsvRow[] = [];
+  const reader = new CsvReader(delimiter, (row) => rows.push(row));
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length; at += PIECE_BYTES) {
+      try {
+        reader.write(chunk.subarray(at, at + PIECE_BYTES));
+      } finally {
+        yield* rows.splice(0);
+      }
+    }
   }
-  yield* skipped.splice(0);
+  try {
+    await reader.end();
+  } finally {
+    yield* rows.splice(0);
+  }
 }
 
 /** What an upload's pass learns of a file: its header, its number of data rows and its delimiter. */
@@ -67,49 +61,45 @@ export interface CsvSummary {
 
 /**
  * Counts the rows of a file as it streams by (written to with `write`, ended with `end`), holding
- * nothing but the header: an upload learns `rows_total` and the header while it is stored.
+ * nothing but the header: an upload learns `rows_total` and the header while it is stored. Its rows
+ * are those an import of the file reads, errors included. A file the reader gives up on is refused
+ * (400) as soon as it shows.
  */
 export class CsvCounter {
-  #parser: ReturnType<typeof rowParser> | undefined;
+  #reader: CsvReader | undefined;
   #head: Buffer[] = [];
   #headSize = 0;
   #summary: CsvSummary = { header: undefined, headerError: undefined, rows: 0, delimiter: ',' };
-  #done: Promise<void> | undefined;
 
   write(piece: Buffer): void {
-    if (this.#parser) return void this.#parser.write(piece);
-    this.#head.push(piece);
-    this.#headSize += piece.length;
-    // The delimiter is read from the first line: wait for it (or 64 KiB) before parsing.
-    if (this.#headSize >= 65_536 || piece.includes(10)) this.#start();
+    try {
+      if (this.#reader) return this.#reader.write(piece);
+      this.#head.push(piece);
+      this.#headSize += piece.length;
+      // The delimiter is read from the first line: wait for it (or 64 KiB) before parsing.
+      if (this.#headSize >= 65_536 || piece.includes(10)) this.#start();
+    } catch (error) {
+      // As a file that fails at its end is refused (receiveFile).
+      if (error instanceof CsvUnreadable) throw badRequest(`The file is not readable as CSV: ${error.message}`);
+      throw error;
+    }
   }
 
   #start(): void {
     const head = Buffer.concat(this.#head);
     this.#head = [];
     this.#summary.delimiter = detectDelimiter(head);
-    const onRow = (row: CsvRow) => {
-      if (row.row === 1) {
-        if ('record' in row) this.#summary.header = row.record;
-        else this.#summary.headerError = row.error;
-      } else {
-        this.#summary.rows++;
-      }
-    };
-    const parser = rowParser(this.#summary.delimiter, onRow);
-    parser.on('data', onRow);
-    this.#done = new Promise((resolve, reject) => {
-      parser.on('end', resolve);
-      parser.on('error', reject);
+    this.#reader = new CsvReader(this.#summary.delimiter, (row) => {
+      if (row.row > 1) this.#summary.rows++;
+      else if ('record' in row) this.#summary.header = row.record;
+      else this.#summary.headerError = row.error;
     });
-    this.#parser = parser;
-    parser.write(head);
+    this.#reader.write(head);
   }
 
   async end(): Promise<CsvSummary> {
-    if (!this.#parser) this.#start();
-    this.#parser!.end();
-    await this.#done;
+    if (!this.#reader) this.#start();
+    await this.#reader!.end();
     return this.#summary;
   }
 }

@@ -17,7 +17,7 @@ import type { Scope } from '../../platform/scope.ts';
 import { toValidationError, validatorCompiler } from '../../platform/validation.ts';
 import { runWrite, type WriteContext } from '../../platform/write.ts';
 import { addMembers } from '../lists/lists.store.ts';
-import { csvRows, type CsvRow, type Delimiter } from './csv.ts';
+import { csvRows, CsvUnreadable, type CsvRow, type Delimiter } from './csv.ts';
 import { deleteFile, readFile } from './files.ts';
 import type { WriteMode } from './imports.schemas.ts';
 import { ERRORS_PER_ROW, isEnded, toImport, type ImportRow, type RowError } from './imports.store.ts';
@@ -53,10 +53,12 @@ function validatorOf(r: Resource, mode: WriteMode): Validator {
   return v;
 }
 
-type Outcome = { action: 'created' | 'updated' | 'skipped'; id?: string } | { errors: Array<{ field: string | null; message: string }> };
+/** An error of a row: the field it names (a mapping target), or the file's column at fault (a cell that is not UTF-8). */
+type Problem = { field: string | null; column?: string | null; message: string };
+type Outcome = { action: 'created' | 'updated' | 'skipped'; id?: string } | { errors: Problem[] };
 
 /** The field errors of a refused write, each with the field it names (as a mapping target). */
-function errorsOf(error: AppError): Array<{ field: string | null; message: string }> {
+function errorsOf(error: AppError): Problem[] {
   if (typeof error.detail === 'string') return [{ field: null, message: error.detail }];
   return error.detail.map((e: FieldError) => {
     const [, name, sub] = e.loc;
@@ -124,7 +126,7 @@ export async function runImport(database: Database, scope: Scope, id: string, op
     const errors: Array<RowError & { n: number }> = [];
     const listed: string[] = [];
     const inputs = batch.map((row) => {
-      if ('error' in row) return { outcome: { errors: [{ field: null, message: row.error }] } as Outcome };
+      if ('error' in row) return { outcome: { errors: [{ field: null, column: row.column === undefined ? null : header[row.column] ?? null, message: row.error }] } as Outcome };
       const input = rowInput(r, columns, row.record, defs);
       if (current.list_id && object.list === 'field' && input.list_id === undefined) input.list_id = current.list_id;
       return { input, outcome: refused(r, mode, input) };
@@ -137,7 +139,7 @@ export async function runImport(database: Database, scope: Scope, id: string, op
       const outcome = refusal ?? await writeRow(r, w, mode, input!);
       if ('errors' in outcome) {
         counts.failed++;
-        outcome.errors.slice(0, ERRORS_PER_ROW).forEach((e, n) => errors.push({ row: row.row, n, column: e.field ? headerOf.get(e.field) ?? e.field : null, message: e.message.slice(0, 1000) }));
+        outcome.errors.slice(0, ERRORS_PER_ROW).forEach((e, n) => errors.push({ row: row.row, n, column: e.column !== undefined ? e.column : e.field ? headerOf.get(e.field) ?? e.field : null, message: e.message.slice(0, 1000) }));
       } else {
         counts[outcome.action]++;
         if (outcome.id && current.list_id && object.list === 'members') listed.push(outcome.id);
@@ -168,13 +170,20 @@ export async function runImport(database: Database, scope: Scope, id: string, op
     if (written) options.onBatch?.(written);
     return written !== false;
   };
-  for await (const row of rows) {
-    if (row.row - 1 <= offset) continue; // written by an earlier run (data rows start at row 2)
-    batch.push(row);
-    if (batch.length >= options.batchRows) {
-      if (!(await flush())) return;
-      if (options.signal?.aborted) throw new Error('The import was interrupted; it resumes from its last batch');
+  try {
+    for await (const row of rows) {
+      if (row.row - 1 <= offset) continue; // written by an earlier run (data rows start at row 2)
+      batch.push(row);
+      if (batch.length >= options.batchRows) {
+        if (!(await flush())) return;
+        if (options.signal?.aborted) throw new Error('The import was interrupted; it resumes from its last batch');
+      }
     }
+  } catch (error) {
+    // A file the reader gives up on (an upload refuses it first): the rows before stay, the import fails saying why.
+    if (!(error instanceof CsvUnreadable)) throw error;
+    if (!(await flush())) return;
+    return finish(database, scope, id, offset, `The file is not readable as CSV: ${error.message}`);
   }
   if (!(await flush())) return;
   await finish(database, scope, id, offset);
