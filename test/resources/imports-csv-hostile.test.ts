@@ -96,7 +96,7 @@ describe('CSV imports of bytes that are not UTF-8', () => {
     for (const { csv, line } of headers) {
       const res = await upload(app, t.live_token, { csv, fields: { object: 'contacts', list_id: listId } });
       expect(res.statusCode, csv.toString('hex')).toBe(400);
-      expect(res.json(), csv.toString('hex')).toMatchObject({ detail: `The header row is malformed: Line ${line}: not valid UTF-8 (save the file as UTF-8)` });
+      expect(res.json(), csv.toString('hex')).toEqual({ type: 'bad_request', detail: `The header row is malformed: Line ${line}: not valid UTF-8 (save the file as UTF-8)` });
     }
     expect((await t.live.get('/v1/imports')).json().pagination.total).toBe(0);
   });
@@ -176,7 +176,7 @@ describe('CSV imports of files that are not quoted with "', () => {
     const started = performance.now();
     const res = await upload(app, t.live_token, { csv: ['Email,Name', ...openQuotes(200_000)].join('\n'), fields: { object: 'contacts', list_id: listId } });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ detail: `The file is not readable as CSV: Line 1002: ${REFUSED}` });
+    expect(res.json()).toEqual({ type: 'bad_request', detail: `The file is not readable as CSV: Line 1002: ${REFUSED}` });
     // It is refused as soon as the rows show it, not after a parser for each of 200,000 rows.
     expect(performance.now() - started).toBeLessThan(5000);
     expect((await t.live.get('/v1/imports')).json().pagination.total).toBe(0);
