@@ -11,8 +11,9 @@
 //
 // Slow reads (a count over a large tenant, a search: a read that is no point read and whose recent
 // runs took 5 ms or more, or that has not run yet) take turns for a few of the pool's connections
-// (DATABASE_SLOW_READS): a burst of them cannot take every connection from the writes and quick
-// reads, nor keep more of the server's backends busy than its cores can serve while a GET waits.
+// (DATABASE_SLOW_READS) while point reads are being served: a burst of them cannot take every
+// connection from the writes and quick reads, nor keep more of the server's backends busy than its
+// cores can serve while a GET waits. With no point reads to protect, they may use the whole pool.
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import { isCheap, ran, ReadCosts, type Read } from './read-costs.ts';
@@ -24,9 +25,25 @@ const names = new Map<string, string>();
 const LANE_SIZE = 2;
 /** A point read whose recent runs all took less than this (ms, on its connection) may take the lane; a read that took this or more is slow. */
 const CHEAP_MS = 5;
+/**
+ * Point reads a second (over the last second) from which slow reads are held to their few turns.
+ * Fewer are the service's own upkeep (an API key read again every 2 s), not readers to protect.
+ */
+const PROTECTED_RATE = 5;
 
-/** The name under which `sql` runs as a prepared statement, or undefined past the bound. */
+/**
+ * A statement that matches a pattern (LIKE, ILIKE) runs unnamed: PostgreSQL plans it for its values
+ * on every run. A named statement gets a generic plan after five runs, and a generic plan takes any
+ * pattern to select 0.5% of the rows. For contacts whose title contains `sales` (11% of a tenant) it
+ * read every match and sorted them for a page of 51 (26 ms), where the plan for the value walks the
+ * newest contacts until it has 51 (0.4 ms); it counted them with the `created_at` index as well,
+ * which the value's plan leaves out when the range holds most of the tenant (2 ms of 15).
+ */
+const plannedPerRun = (sql: string) => /\bi?like\b/i.test(sql);
+
+/** The name under which `sql` runs as a prepared statement, or undefined (a pattern's, or past the bound). */
 export function statementName(sql: string): string | undefined {
+  if (plannedPerRun(sql)) return undefined;
   let name = names.get(sql);
   // Leading comments (a read marked bounded) do not make a statement any less a data query.
   if (name === undefined && names.size < MAX_NAMED_STATEMENTS && /^(\s*\/\*.*?\*\/)*\s*(select|insert|update|delete|with)\b/is.test(sql)) {
@@ -88,9 +105,14 @@ class Lanes {
   readonly slow: Turns;
   readonly #max: number;
 
+  /** Point reads started in the current second (`#second`) and in the one before it. */
+  #pointReads = [0, 0];
+  #second = 0;
+
   constructor(connectionString: string, max: number, slowReads: number) {
     this.#max = max;
-    this.slow = new Turns(Math.min(slowReads, max));
+    const few = Math.min(slowReads, max);
+    this.slow = new Turns(() => (this.#protecting() ? few : max));
     this.main = Lanes.#open(connectionString, max);
     this.lane = Lanes.#open(connectionString, LANE_SIZE);
   }
@@ -112,11 +134,36 @@ class Lanes {
     return this.main.idleCount === 0 && this.main.totalCount >= this.#max;
   }
 
-  /** Waits for a slow read's turn; true when `read` is slow (its turn then ends with `slow.release()`). */
+  /**
+   * Waits for a slow read's turn; true when `read` is slow (its turn then ends with `slow.release()`).
+   * A point read never waits; it is counted, for `#protecting`.
+   */
   async turnFor(read: Read | false): Promise<boolean> {
+    if (read !== false && read.point) this.#notePointRead();
     if (read === false || read.point || read.cost < CHEAP_MS) return false;
     await this.slow.take();
     return true;
+  }
+
+  #notePointRead(): void {
+    const second = Math.floor(performance.now() / 1000);
+    if (second !== this.#second) {
+      this.#pointReads = second === this.#second + 1 ? [this.#pointReads[1], 0] : [0, 0];
+      this.#second = second;
+    }
+    this.#pointReads[1]++;
+  }
+
+  /**
+   * Point reads are being served: at least PROTECTED_RATE a second over the last second, counting
+   * the second before in proportion to the part of it still within that second.
+   */
+  #protecting(): boolean {
+    const now = performance.now() / 1000;
+    const second = Math.floor(now);
+    if (second > this.#second + 1) return false;
+    const [before, current] = second === this.#second ? this.#pointReads : [this.#pointReads[1], 0];
+    return current + before * (1 - (now - second)) >= PROTECTED_RATE;
   }
 
   /** The lane when `read` is a cheap point read and every connection of the pool is busy. */

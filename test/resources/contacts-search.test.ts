@@ -1,6 +1,7 @@
 // Contact lists at scale, through HTTP: a title search answers exactly the same rows and total
 // whether the tenant is small (scanned) or large (read through the trigram index), and cached list
-// answers and totals never outlive a write, in this process or another one on the same store.
+// answers and totals never outlive a write, in this process or another one on the same store; an
+// answer is kept from its second computation on.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
@@ -107,6 +108,21 @@ describe('cached list answers', () => {
 
     await t.live.delete(`/v1/contacts/${created.id}`);
     expect((await first()).json()).toMatchObject({ pagination: { total: 0 }, data: [] });
+  });
+
+  it('are kept from their second computation on: an answer asked once is not kept', async () => {
+    const t = await tenant(app);
+    const listId = await makeList(t.live);
+    const { id } = (await t.live.post('/v1/contacts', { list_id: listId, title: 'Pilot' })).json().data;
+    const url = '/v1/contacts?limit=5&title=pilot';
+    const titled = async () => (await t.live.get(url)).json().data.map((c: { title: string }) => c.title);
+    // A change made in the store directly moves no version: only an answer computed anew shows it.
+    const retitle = (title: string) => app.services.database.db.updateTable('contacts').set({ title }).where('id', '=', id).execute();
+    expect(await titled()).toEqual(['Pilot']);
+    await retitle('Pilot One');
+    expect(await titled()).toEqual(['Pilot One']);
+    await retitle('Pilot Two');
+    expect(await titled()).toEqual(['Pilot One']);
   });
 
   it('change with a write made by another instance on the same store', async () => {

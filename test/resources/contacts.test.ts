@@ -316,6 +316,7 @@ describe('suppression', () => {
     const byEmail = await makeContact(t.live, { list_id: list, work_email: 'Blocked@Example.com' });
     const byDomain = await makeContact(t.live, { list_id: list, work_email: 'anyone@banned.example' });
     const byPersonal = await makeContact(t.live, { list_id: list, personal_email: 'me@private.example' });
+    const byPersonalDomain = await makeContact(t.live, { list_id: list, work_email: 'her@fine.example', personal_email: 'her@banned.example' });
     const clean = await makeContact(t.live, { list_id: list, work_email: 'fine@example.com' });
     const sub = await makeContact(t.live, { list_id: list, work_email: 'x@sub.banned.example' });
 
@@ -328,10 +329,13 @@ describe('suppression', () => {
     expect(await suppressed(byPersonal.id)).toBe(true);
     expect(await suppressed(clean.id)).toBe(false);
     expect(await suppressed(sub.id)).toBe(false);
-    const listed = (await t.live.get(`/v1/contacts?list_id=${list}`)).json().data;
-    expect(Object.fromEntries(listed.map((c: { id: string; suppressed: boolean }) => [c.id, c.suppressed]))).toEqual({
-      [byEmail.id]: true, [byDomain.id]: true, [byPersonal.id]: true, [clean.id]: false, [sub.id]: false,
-    });
+    // A list's first answer and the one it keeps (on PostgreSQL read beside the page's rows).
+    for (let i = 0; i < 2; i++) {
+      const listed = (await t.live.get(`/v1/contacts?list_id=${list}`)).json().data;
+      expect(Object.fromEntries(listed.map((c: { id: string; suppressed: boolean }) => [c.id, c.suppressed]))).toEqual({
+        [byEmail.id]: true, [byDomain.id]: true, [byPersonal.id]: true, [byPersonalDomain.id]: true, [clean.id]: false, [sub.id]: false,
+      });
+    }
     expect((await makeContact(t.live, { list_id: list, work_email: 'new@banned.example' })).suppressed).toBe(true);
 
     const domainEntry = added.entries.find((e: { value: string }) => e.value === 'banned.example');

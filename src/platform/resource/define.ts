@@ -6,6 +6,7 @@ import { Type, type TSchema } from 'typebox';
 import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import type { Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import { PageQuery, pascal, Str, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
@@ -61,8 +62,11 @@ export interface Hooks {
   asOf?(record: ApiRecord, now: number): void;
   /** Adds the computed fields of the API form to a page of records, with one query for all of them. */
   enrich?(db: Kysely<DB>, scope: Scope, rows: Row[], records: ApiRecord[]): Promise<void>;
-  /** Replaces the kernel's page query, for a group with its own index strategy. */
-  list?(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>, page: PageRequest, total: () => Promise<number>): Promise<Row[]>;
+  /**
+   * Replaces the kernel's page query, for a group with its own index strategy. Given `version`, the
+   * page reads it beside its rows (`Version.from`), and given `totalled` too, the total of its filters.
+   */
+  list?(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>, page: PageRequest, total: () => Promise<number>, version?: Version, totalled?: boolean): Promise<Row[]>;
   /** Replaces the kernel's exact count. */
   count?(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>): Promise<number>;
   /** Replaces the kernel's read of one record (a hot path answered by one fixed statement). */

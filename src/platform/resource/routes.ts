@@ -50,7 +50,10 @@ export async function answerList(r: Resource, req: FastifyRequest, reply: Fastif
     const query = await resolveCustomFilters(r, db, req.scope, given);
     const filters = Object.fromEntries(Object.entries(query).filter(([k]) => !PAGING.has(k)));
     let total: Promise<number> | undefined;
-    const count = () => (total ??= lists.total(req.scope, `${r.plural} ${canonicalJson(filters)}`, version, () => countRows(r, db, database.dialect, req.scope, query)));
+    const totalKey = `${r.plural} ${canonicalJson(filters)}`;
+    // A page read with its version beside it reads the total as well when none is kept (PostgreSQL).
+    const totalled = along !== undefined && !lists.hasTotal(req.scope, totalKey);
+    const count = () => (total ??= lists.total(req.scope, totalKey, version, () => countRows(r, db, database.dialect, req.scope, query)));
     if (r.storedJson) {
       const body = await paginate(req, query, {
         fetch: (page) => storedPage(r, db, database.dialect, req.scope, query, page, along),
@@ -64,7 +67,7 @@ export async function answerList(r: Resource, req: FastifyRequest, reply: Fastif
       return new Serialized(Buffer.from(json, 'latin1'));
     }
     return paginate(req, query, {
-      fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count, along),
+      fetch: (page) => listRows(r, db, database.dialect, req.scope, query, page, count, along, totalled),
       count,
       keyOf: (row) => row.id,
       map: (rows) => present(r, db, req.scope, rows),

@@ -9,7 +9,7 @@ import { containsPattern, jsonArrayHolds, jsonArrayParam, likeInsensitive } from
 import { conflict, notFound } from '../errors.ts';
 import { resourceEvent } from '../event-types.ts';
 import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts';
-import { versionColumn, type Version } from '../list-cache.ts';
+import { TOTAL_COLUMN, versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { readCounter, type Ahead, type QueuedInsert, type WriteContext } from '../write.ts';
@@ -60,12 +60,16 @@ export const presentOne = async (r: Resource, db: Kysely<DB>, scope: Scope, row:
 
 const table = (r: Resource) => r.table as TenantTable;
 
-/** The row's columns, the values the resource reads alongside (see `alongside`) and, given a scope, its data version. */
-export function selectRow<Q extends ReturnType<typeof selectIn>>(r: Resource, q: Q, alongside: boolean, versionOf?: Scope) {
+/**
+ * The row's columns, the values the resource reads alongside (see `alongside`) and, given a scope,
+ * its data version, and given `total` (`totalColumn`) the exact total of the page's filters.
+ */
+export function selectRow<Q extends ReturnType<typeof selectIn>>(r: Resource, q: Q, alongside: boolean, versionOf?: Scope, total?: ReturnType<typeof totalColumn>) {
   const all = q.selectAll();
   const more = [
     ...(alongside && r.alongside ? Object.entries(r.alongside).map(([name, expr]) => expr(r.table).as(name)) : []),
     ...(versionOf ? [versionColumn(versionOf)] : []),
+    ...(total ? [total] : []),
   ];
   return more.length === 0 ? all : all.select(more as never) as unknown as typeof all;
 }
@@ -166,17 +170,28 @@ function filterShape(r: Resource, dialect: Dialect, scope: Scope, query: Query):
   return { shape: `${r.plural} ${used.map((f) => f.param).join()}`, params };
 }
 
-/** The same for a page of `keysetPage`, with the data version read beside its rows when `versioned`. */
-export function pageShape(r: Resource, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, versioned: boolean): Shape | undefined {
+/**
+ * The same for a page of `keysetPage`, with the data version read beside its rows when `versioned`,
+ * and the exact total of its filters after it when `totalled` (`totalColumn`).
+ */
+export function pageShape(r: Resource, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, versioned: boolean, totalled = false): Shape | undefined {
   const filters = filterShape(r, dialect, scope, query);
   if (!filters) return undefined;
   const bounds = idRange(r, query);
   const after = page.after === undefined ? [] : [String(page.after)];
   return {
-    shape: `${filters.shape} ${bounds.map(([op]) => op).join('')}${after.length > 0 ? ' after' : ''}${versioned ? ' version' : ''}`,
-    params: [...(versioned ? [scope.orgId, scope.mode] : []), ...filters.params, ...bounds.map(([, id]) => id), ...after, page.take, page.offset],
+    shape: `${filters.shape} ${bounds.map(([op]) => op).join('')}${after.length > 0 ? ' after' : ''}${versioned ? ' version' : ''}${totalled ? ' total' : ''}`,
+    params: [...(versioned ? [scope.orgId, scope.mode] : []), ...(totalled ? filters.params : []), ...filters.params, ...bounds.map(([, id]) => id), ...after, page.take, page.offset],
   };
 }
+
+/**
+ * The exact number of rows matching the query, as a column a page's statement selects beside its
+ * rows (`TOTAL_COLUMN`, read by `Version.from`): on PostgreSQL the page and its total are then one
+ * statement, at one snapshot, where a statement is a round trip.
+ */
+export const totalColumn = (r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query) =>
+  filtered(r, db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).as(TOTAL_COLUMN);
 
 /** The rows of `build`'s statement: built once per shape when there is one (see filterShape). */
 export async function rowsOf<R>(db: Kysely<DB>, dialect: Dialect, kind: string, shape: Shape | undefined, build: () => Compilable<R> & { execute(): Promise<R[]> }): Promise<R[]> {
@@ -210,20 +225,29 @@ export function keysetPage(r: Resource, q: Selected, query: Query, page: PageReq
 
 /**
  * One page in keyset order (newest first). `version` reads the tenant's data version beside each
- * row (list-cache.ts), for a page whose total needs it; a group's own page query (`hooks.list`) does
- * not, and the version is then read apart.
+ * row (list-cache.ts), for a page whose total needs it, and `totalled` the total itself too (when
+ * none is kept for the filters); a group's own page query (`hooks.list`) gets both.
  */
-export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>, version?: Version): Promise<Row[]> {
-  if (r.hooks?.list) return r.hooks.list(db, dialect, scope, query, page, total);
-  const build = () => keysetPage(r, selectRow(r, filtered(r, db, dialect, scope, query), dialect === 'postgres', version && scope), query, page);
-  const rows = rowsOf(db, dialect, 'rows', pageShape(r, dialect, scope, query, page, version !== undefined), build) as Promise<Row[]>;
+export async function listRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>, version?: Version, totalled = false): Promise<Row[]> {
+  if (r.hooks?.list) return r.hooks.list(db, dialect, scope, query, page, total, version, totalled);
+  const counted = version !== undefined && totalled && !r.hooks?.count && !countedByCounter(r, query);
+  const build = () => keysetPage(r, selectRow(r, filtered(r, db, dialect, scope, query), dialect === 'postgres', version && scope, counted ? totalColumn(r, db, dialect, scope, query) : undefined), query, page);
+  const rows = rowsOf(db, dialect, 'rows', pageShape(r, dialect, scope, query, page, version !== undefined, counted), build) as Promise<Row[]>;
   return version ? version.from(rows) : rows;
 }
+
+/** The query's total is the resource's maintained counter: it is unfiltered. */
+const countedByCounter = (r: Resource, query: Query) => r.counter !== undefined && usedFilters(r, query).length === 0 && !hasCustomFilters(query);
 
 /** The exact number of rows matching the query; unfiltered, the maintained counter when there is one. */
 export async function countRows(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
   if (r.hooks?.count) return r.hooks.count(db, dialect, scope, query);
-  if (r.counter && usedFilters(r, query).length === 0 && !hasCustomFilters(query)) return readCounter(db, scope, r.counter);
+  if (countedByCounter(r, query)) return readCounter(db, scope, r.counter!);
+  return countMatching(r, db, dialect, scope, query);
+}
+
+/** The `count(*)` of the rows matching the query's filters, built once per shape. */
+export async function countMatching(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
   const build = () => filtered(r, db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n'));
   const [row] = await rowsOf(db, dialect, 'count', filterShape(r, dialect, scope, query), build);
   return Number(row.n);

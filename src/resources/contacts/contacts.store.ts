@@ -7,15 +7,16 @@ import { statement } from '../../db/prepared.ts';
 import { inTextList, textList } from '../../db/sql.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
+import type { Version } from '../../platform/list-cache.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { hasCustomFilters } from '../../platform/resource/custom-field-values.ts';
-import { filtered, keysetPage, present } from '../../platform/resource/store.ts';
+import { countMatching, filtered, keysetPage, pageShape, present, rowsOf, selectRow, totalColumn } from '../../platform/resource/store.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { readCounter, type WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
-import { domainOf, isSuppressed, suppressedAmong, suppressedSql, suppressionProbes } from '../lists/suppression.ts';
+import { domainOf, isSuppressed, suppressedAmong, suppressedAmongSql, suppressedSql, suppressionProbes } from '../lists/suppression.ts';
 import { leaveDeals } from '../deals/deal-contacts.ts';
 import { createReads } from './contacts.create-reads.ts';
 import { contacts } from './contacts.resource.ts';
@@ -78,10 +79,13 @@ const byTitleIndex = (db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Que
 /**
  * One page, newest first. With a title filter on a large tenant, `total` (the exact number of
  * matches) picks the cheaper path: reading all matches from the index costs about one row each;
- * scanning the tenant newest first costs about (offset + take) / selectivity rows.
+ * scanning the tenant newest first costs about (offset + take) / selectivity rows. The page is built
+ * once per shape (`rowsOf`), as the kernel's are.
  */
-export async function list(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>): Promise<Row[]> {
-  const size = await titleIndexUsable(db, dialect, scope, query.title);
+export async function list(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, page: PageRequest, total: () => Promise<number>, version?: Version, totalled = false): Promise<Row[]> {
+  // Only SQLite reads anything first: elsewhere the page's statement must start before the total is
+  // asked for, to read the version (and the total) beside its rows (paginate asks in that order).
+  const size = dialect === 'sqlite' ? await titleIndexUsable(db, dialect, scope, query.title) : false;
   const matches = size === false ? 0 : await total();
   const indexed = size !== false && matches * matches < (page.offset + page.take) * size;
   if (indexed) {
@@ -90,7 +94,27 @@ export async function list(db: Kysely<DB>, dialect: Dialect, scope: Scope, query
     ids = ids.orderBy('contacts.id', 'desc').limit(page.take).offset(page.offset);
     return (await selectIn(db, 'contacts', scope).selectAll().where('id', 'in', ids).orderBy('id', 'desc').execute()) as unknown as Row[];
   }
-  return (await keysetPage(contacts, filtered(contacts, db, dialect, scope, query).selectAll(), query, page).execute()) as Row[];
+  // On PostgreSQL, where a statement is a round trip, the page reads beside its rows each contact's
+  // `suppressed` (enrich then reads nothing), the version when given, and the total when asked and
+  // counted from the rows: one statement for the whole answer of a filter asked the first time.
+  const postgres = dialect === 'postgres';
+  const counted = version !== undefined && totalled && totalBy(query) === 'rows';
+  const build = () => {
+    const q = selectRow(contacts, filtered(contacts, db, dialect, scope, query), false, version && scope, counted ? totalColumn(contacts, db, dialect, scope, query) : undefined);
+    return keysetPage(contacts, (postgres ? q.select(sql<boolean>`${sql.raw(suppressedAmongSql('contacts'))}`.as('suppressed')) : q) as typeof q, query, page);
+  };
+  const shape = pageShape(contacts, dialect, scope, query, page, version !== undefined, counted);
+  const rows = rowsOf(db, dialect, `contacts${postgres ? ' suppressed' : ''}`, shape, build) as Promise<Row[]>;
+  return version ? version.from(rows) : rows;
+}
+
+/** How the exact total of a query is known: the tenant's counter, its list's member count, or by counting the rows. */
+function totalBy(query: Query): 'counter' | 'list' | 'rows' {
+  const used = contacts.resolvedFilters.filter((f) => query[f.param] !== undefined).map((f) => f.param);
+  const custom = hasCustomFilters(query);
+  if (used.length === 0 && !custom) return 'counter';
+  if (used.length === 1 && used[0] === 'list_id' && !custom) return 'list';
+  return 'rows';
 }
 
 /**
@@ -98,16 +122,14 @@ export async function list(db: Kysely<DB>, dialect: Dialect, scope: Scope, query
  * counters (constant time at any size); other filters count the rows their index yields.
  */
 export async function count(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query): Promise<number> {
-  const used = contacts.resolvedFilters.filter((f) => query[f.param] !== undefined).map((f) => f.param);
-  const custom = hasCustomFilters(query);
-  if (used.length === 0 && !custom) return readCounter(db, scope, 'contacts');
-  if (used.length === 1 && used[0] === 'list_id' && !custom) {
+  const by = totalBy(query);
+  if (by === 'counter') return readCounter(db, scope, 'contacts');
+  if (by === 'list') {
     const row = await selectIn(db, 'lists', scope).select(['member_count', 'type']).where('id', '=', query.list_id as string).executeTakeFirst();
     return row && CONTACT_LIST_TYPES.includes(row.type) ? Number(row.member_count) : 0;
   }
-  const base = (await titleIndexUsable(db, dialect, scope, query.title)) !== false
-    ? byTitleIndex(db, dialect, scope, query) : filtered(contacts, db, dialect, scope, query);
-  const row = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  if ((await titleIndexUsable(db, dialect, scope, query.title)) === false) return countMatching(contacts, db, dialect, scope, query);
+  const row = await byTitleIndex(db, dialect, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
