@@ -179,6 +179,24 @@ describe('the claim behind a backlog of 20,000 jobs of one tenant', () => {
   });
 });
 
+describe('jobs due at the same moment', () => {
+  it('are claimed up to the rooms of their keys and organization, whatever order ties are ranked in', async () => {
+    // One tenant's deliveries to two endpoints, all due at one millisecond (an event fanned out to
+    // both), keys interleaved: ranked by key and by organization in two orders, the first jobs of
+    // each key could all be past the organization's room and none claimed.
+    const org = await newOrg(app);
+    const kind = kindName('tie');
+    const at = Date.now() - 30_000;
+    await runWrite(app.services.database, { orgId: org.org_id, mode: 'live' }, async (w) => {
+      for (let i = 0; i < 60; i++) w.enqueue(defineJobKind({ name: kind, run: async () => {} }), {}, { concurrencyKey: `tie-${i % 3 === 0 ? 'a' : 'b'}`, runAt: at });
+    });
+    const database = app.services.database;
+    const claimed = await claimStatement(database, [kind], { perKey: 4, keys: new Map(), perOrg: 8, orgs: new Map() }, 16, 'tie:1', 30_000).execute(database.db);
+    const byKey = Map.groupBy(claimed.rows, (row) => row.concurrency_key);
+    expect([claimed.rows.length, byKey.get('tie-a')?.length, byKey.get('tie-b')?.length]).toEqual([8, 4, 4]);
+  });
+});
+
 describe('WORKER_CONCURRENCY_PER_ORG', () => {
   it('defaults to half of WORKER_CONCURRENCY, at least 1, and may not exceed it', () => {
     expect(loadConfig({}).workerConcurrencyPerOrg).toBe(8);

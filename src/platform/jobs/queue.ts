@@ -80,18 +80,26 @@ export function claimStatement(database: Database, kinds: readonly string[], roo
   ]);
   // A job both among the oldest and first in its stretch is one candidate (`union`).
   const union = stretches.length > 0 ? sql` union ` : sql` union all `;
-  // `org_n - org_room` is what the organization would run here with this job, less its share.
+  // First the jobs each key has room for, then of those the ones each organization has room for:
+  // ranking both over all candidates at once would count, against an organization's room, jobs its
+  // full keys cannot take, and with ties in due time ranked differently by key and by organization
+  // no candidate might pass both (a queue full of due jobs and nothing claimed). One total order
+  // (due time, then the job's key) serves both rankings. `org_n - org_room` is what the
+  // organization would run here with this job, less its share.
   const orgRoom = roomOf('org_id', room.orgs, room.perOrg);
   return sql<JobRow>`update jobs
     set status = 'running', attempts = attempts + 1, lease_token = ${token}, lease_until = ${until}, run_at = ${until}, updated_at = ${now}
     where (org_id, mode, id) in (
       select org_id, mode, id from (
-        select org_id, mode, id, run_at, concurrency_key, ${orgRoom} as org_room,
-          row_number() over (partition by concurrency_key order by run_at) as key_n,
-          row_number() over (partition by org_id order by run_at) as org_n
-        from (${sql.join(candidates, union)}) as candidates) as ranked
-      where (concurrency_key is null or key_n <= ${roomOf('concurrency_key', room.keys, room.perKey)}) and org_n <= org_room
-      order by org_n - org_room, run_at limit ${limit})
+        select org_id, mode, id, run_at, ${orgRoom} as org_room,
+          row_number() over (partition by org_id order by run_at, mode, id) as org_n
+        from (
+          select org_id, mode, id, run_at, concurrency_key,
+            row_number() over (partition by concurrency_key order by run_at, org_id, mode, id) as key_n
+          from (${sql.join(candidates, union)}) as candidates) as keyed
+        where concurrency_key is null or key_n <= ${roomOf('concurrency_key', room.keys, room.perKey)}) as ranked
+      where org_n <= org_room
+      order by org_n - org_room, run_at, org_id, mode, id limit ${limit})
     returning *`;
 }
 
