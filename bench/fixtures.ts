@@ -25,6 +25,23 @@ export const RARE_PIECES: readonly string[] = (() => {
   }
   return pieces;
 })();
+/**
+ * Scenario 19's words: 200 pieces of the titles (four to eight letters, as typed into a search box:
+ * `engineer`, `xecu`, `ales`, …) that each occur in one or two of them (those in two first), so that each matches 5.5–11% of an
+ * organization's contacts: 7.6% on average, and 6.7% with the scenario's `created_after`.
+ */
+export const TITLE_WORDS: readonly string[] = (() => {
+  const titles = TITLES.map((t) => t.toLowerCase());
+  const pieces = new Set<string>();
+  for (const t of titles) {
+    for (let a = 0; a < t.length; a++) {
+      for (let b = a + 4; b <= Math.min(t.length, a + 8); b++) if (/^[a-z]+$/.test(t.slice(a, b))) pieces.add(t.slice(a, b));
+    }
+  }
+  const holders = (p: string) => titles.filter((t) => t.includes(p)).length;
+  // Those in two titles first, then those in one, each in alphabetical order.
+  return [...pieces].filter((p) => holders(p) <= 2).sort((x, y) => holders(y) - holders(x) || (x < y ? -1 : 1)).slice(0, 200);
+})();
 /** Values of the `segment` custom field of the batch assert scenario; `gold` is one record in four. */
 export const SEGMENTS = ['gold', 'silver', 'bronze', 'none'];
 const COMPANIES = ['Analytical Engines', 'Bletchley Systems', 'Cobol Works', 'Semaphore Labs', 'Clu Software', 'TeX Press', 'Apollo Guidance', 'Unix Room'];

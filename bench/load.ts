@@ -3,7 +3,7 @@
 // precision (autocannon's own histogram keeps whole milliseconds). Prints one JSON document.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { contactFields, dealFields, RARE_PIECES, SEGMENTS } from './fixtures.ts';
+import { contactFields, dealFields, RARE_PIECES, SEGMENTS, TITLE_WORDS } from './fixtures.ts';
 
 export interface LoadSpec {
   url: string;
@@ -18,15 +18,20 @@ export interface LoadSpec {
    * request; `deal-with-contacts`: POST path, a new deal with three random contacts of idsFile;
    * `created-range`: path + `created_after=…&created_before=…` (see createdWindow) from a fixed
    * pseudo-random sequence starting at `sequenceStart`, so no answer comes from a cache;
-   * `rare-title`: path + `title=…&created_before=…` (see rareTitle), uncached the same way.
+   * `rare-title`: path + `title=…&created_before=…` (see rareTitle), uncached the same way;
+   * `title-word`: path + `title=…&created_after=…` (see titleWord), each request a combination no
+   * request of the run asked before.
    */
-  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'rare-title' | 'create' | 'assert-batch' | 'deal-with-contacts';
+  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'rare-title' | 'title-word' | 'create' | 'assert-batch' | 'deal-with-contacts';
   path: string;
   headers?: Record<string, string>;
   body?: string;
   idsFile?: string;
   paths?: string[];
-  /** For `created-range` and `rare-title`: the unix seconds the seeded records were created in, and where in the sequence to start. */
+  /**
+   * For `created-range`, `rare-title` and `title-word`: the unix seconds the seeded records were
+   * created in, and where in the sequence to start (measureInTurn starts round k at k × 1,000,000).
+   */
   range?: [number, number];
   sequenceStart?: number;
   /** For `create`: the list to create contacts on; for `create` and `deal-with-contacts`: whether each create carries a fresh Idempotency-Key. */
@@ -110,6 +115,30 @@ export function rareTitle(i: number, hi: number): string {
   return `title=${encodeURIComponent(title)}&created_before=${hi + 1 + i}`;
 }
 
+/** Letters of a word whose case the sequence sets: 16 spellings of each. */
+const CASED_LETTERS = 4;
+
+/**
+ * Request n's search of scenario 19: a word of TITLE_WORDS with the case of its first letters from
+ * the sequence, and a `created_after` in the first quarter of [lo, hi), as a client searching
+ * recent contacts by title asks. The combinations (200 words × 16 spellings × the quarter's seconds)
+ * are taken in an order that mixes words and times (a step prime to their number), each once for
+ * n below their number; the same contacts match whatever the spelling.
+ */
+export function titleWord(n: number, lo: number, hi: number): string {
+  const seconds = Math.max(1, Math.floor((hi - lo) / 4));
+  const combinations = TITLE_WORDS.length * 2 ** CASED_LETTERS * seconds;
+  const k = (n * 7919) % combinations;
+  const word = TITLE_WORDS[k % TITLE_WORDS.length];
+  const rest = Math.floor(k / TITLE_WORDS.length);
+  const cases = rest % 2 ** CASED_LETTERS;
+  const title = [...word].map((c, i) => (i < CASED_LETTERS && (cases >>> i) & 1 ? c.toUpperCase() : c)).join('');
+  return `title=${title}&created_after=${lo + Math.floor(rest / 2 ** CASED_LETTERS)}`;
+}
+
+/** The number of combinations titleWord has for a range: a run's requests stay under it. */
+export const titleWordCombinations = (lo: number, hi: number) => TITLE_WORDS.length * 2 ** CASED_LETTERS * Math.max(1, Math.floor((hi - lo) / 4));
+
 /** The request sequence each connection repeats: one request, or the four of a deal with its contacts. */
 function requestsOf(spec: LoadSpec): Step[] {
   const headers = { ...spec.headers };
@@ -128,6 +157,14 @@ function requestsOf(spec: LoadSpec): Step[] {
   if (spec.kind === 'rare-title') {
     let i = spec.sequenceStart ?? 0;
     return [{ ...base, setupRequest: (req) => ({ ...req, path: `${spec.path}${rareTitle(i++, spec.range![1])}` }) }];
+  }
+  if (spec.kind === 'title-word') {
+    // Round k (sequenceStart k × 1,000,000) takes the k-th quarter of the combinations, so the
+    // rounds of a server never ask the same request.
+    const [lo, hi] = spec.range!;
+    const start = spec.sequenceStart ?? 0;
+    let n = Math.floor(start / 1_000_000) * Math.floor(titleWordCombinations(lo, hi) / 4) + (start % 1_000_000);
+    return [{ ...base, setupRequest: (req) => ({ ...req, path: `${spec.path}${titleWord(n++, lo, hi)}` }) }];
   }
   if (spec.kind === 'rotate') {
     return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.paths![n++ % spec.paths!.length] }) }];

@@ -74,7 +74,8 @@ function request<T>(child: ChildProcess, message: { type: string }, answer: stri
 
 const TICKS_PER_SECOND = 100;
 
-function cpuSeconds(pid: number): number | null {
+/** The process's own CPU seconds (all its threads). */
+function ownCpuSeconds(pid: number): number | null {
   try {
     // Fields after the command name: state is the 3rd, utime the 14th, stime the 15th.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -83,6 +84,22 @@ function cpuSeconds(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** The pids of the process's children (a cluster's workers), or none where /proc does not list them. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU seconds of the process and of its live descendants (the workers of scenario 1x2's cluster). */
+function cpuSeconds(pid: number): number | null {
+  const own = ownCpuSeconds(pid);
+  if (own === null) return null;
+  return childrenOf(pid).reduce((total, child) => total + (cpuSeconds(child) ?? 0), own);
 }
 
 /** Starts `script` (relative to the repository) on the server core (or `cores`) and waits until it answers HTTP. */

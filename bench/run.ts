@@ -1,6 +1,7 @@
 // `npm run bench`: the baselines and scenarios of docs/performance.md on SQLite and, when
 // BENCH_PG_URL or DATABASE_URL names a PostgreSQL server, on PostgreSQL in the same run. Writes
-// bench/results/latest.json and prints the table.
+// bench/results/latest.json and prints the table; a full run also keeps the table as
+// bench/results/<date>-<commit>.md, the record of that run.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
@@ -23,13 +24,16 @@ async function postgresVersion(url: string): Promise<string> {
   return rows[0].server_version;
 }
 
-function gitCommit(): string | null {
+const git = (args: string[]): string | null => {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return null;
   }
-}
+};
+const gitCommit = () => git(['rev-parse', '--short', 'HEAD']);
+/** The working tree differs from the commit (files changed and not committed). */
+const uncommitted = () => Boolean(git(['status', '--porcelain', '--untracked-files=no']));
 
 async function main(): Promise<void> {
   const pgServer = postgresServerUrl();
@@ -89,10 +93,24 @@ async function main(): Promise<void> {
     mkdirSync(dirname(options.output), { recursive: true });
     writeFileSync(options.output, `${JSON.stringify(results, null, 2)}\n`);
 
-    console.log('');
-    for (const r of Object.values(stores)) console.log(`${table(shared, r, r.targets, r.seed.contacts)}\n`);
+    const tables = Object.values(stores).map((r) => table(shared, r, r.targets, r.seed.contacts)).join('\n\n');
     const failed = Object.values(stores).flatMap((r) => r.targets.filter((t) => !t.pass).map((t) => `${r.store} ${t.id}`));
-    console.log(`${failed.length ? `targets not met: ${failed.join(', ')}` : 'all targets met'}; results in ${options.output}; ${results.seconds} s`);
+    const verdict = failed.length ? `targets not met: ${failed.join(', ')}` : 'all targets met';
+    console.log(`\n${tables}\n`);
+    console.log(`${verdict}; results in ${options.output}; ${results.seconds} s`);
+    if (!options.quick && results.commit) {
+      const day = results.generated_at.slice(0, 10);
+      const record = join(dirname(options.output), `${day}-${results.commit}.md`);
+      const dirty = uncommitted() ? ' (with changes not committed)' : '';
+      writeFileSync(record, [
+        `# Full run at ${results.commit}${dirty}, ${day}`, '',
+        `\`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\`, ${results.seconds} s; ${results.machine.cores} cores (${results.machine.cpu}), ` +
+        `Node ${results.versions.node}, SQLite ${results.versions.sqlite}${results.versions.postgres ? `, PostgreSQL ${results.versions.postgres}` : ''}. ` +
+        `Every figure and round: \`${options.output}\` of the same run.`, '',
+        '```', tables, '', verdict, '```', '',
+      ].join('\n'));
+      console.log(`this run's record: ${record}`);
+    }
     // A full run is the record of the targets: a missed one fails it. A quick run is a smoke test of
     // the bench itself (its small data set and short rounds are not what the targets are set for).
     if (failed.length > 0 && !options.quick) process.exitCode = 1;

@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { dealScenarios, type DealResults } from './deal-scenarios.ts';
-import { RARE_SUBSTRING, SEGMENTS } from './fixtures.ts';
-import { rareTitle, type LoadSpec, type RoundResult } from './load.ts';
+import { contactFields, RARE_SUBSTRING, SEGMENTS } from './fixtures.ts';
+import { rareTitle, titleWord, titleWordCombinations, type LoadSpec, type RoundResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { canPin, LOAD_CORE, runLoad, runWalk, startServer, TWO_SERVER_CORES, type LoadResult, type Server } from './processes.ts';
 import { searchScenarios, type SearchResults } from './search-scenarios.ts';
@@ -42,18 +42,26 @@ export interface Figure {
 export interface StoreResult {
   store: StoreKind;
   seed: { contacts: number; deals: number; smallOrgs: number; smallOrgContacts: number; seconds: number };
-  /** Baseline (e) twice: the statements of the created_at window (2u) and of title contains (4u). */
-  /** Baseline (g): baseline (c) with only what every authenticated answer must carry, measured in turn with (c) and scenario 1. */
-  baselines: { c_get_by_id: Figure; g_get_floor: Figure; d_insert: Figure; e_filtered_page: Figure; e_titled_page: Figure };
+  /**
+   * Baseline (e) twice: the statements of the created_at window (2u) and of title contains (4u).
+   * Baseline (g): baseline (c) with only what every authenticated answer must carry, measured in turn
+   * with (c) and scenario 1. Baseline (h): the page and its count as a data API issues them (19).
+   */
+  baselines: { c_get_by_id: Figure; g_get_floor: Figure; d_insert: Figure; e_filtered_page: Figure; e_titled_page: Figure; h_peer_list: Figure };
   scenarios: {
     s1_get_one: Figure;
     /**
-     * SQLite: GET one by the service pinned to one core and to two (`cores`), in turn; null
-     * elsewhere. `bound`: with one of the two cores the load generator's, the most any server can
-     * gain there over one core, from the CPU per request of the service (S) and of the load (L):
-     * 2S / (S + L); null when the second core is the server's own.
+     * SQLite: GET one by the service pinned to one core, and by `processes` whole service processes
+     * (Node's cluster, WORKERS=off) on `cores`, in turn; null elsewhere. `bound`: the most any server
+     * can gain on those cores over one. With one of them the load generator's, from the CPU per
+     * request of the service (S) and of the load (L), 2S / (S + L); else their number.
      */
-    s1x2_two_cores: { oneCore: Figure; twoCores: Figure; cores: string; sharedWithLoad: boolean; bound: number | null } | null;
+    s1x2_two_cores: { oneCore: Figure; twoCores: Figure; cores: string; processes: number; sharedWithLoad: boolean; bound: number | null } | null;
+    /**
+     * GET one's tail: the service and baseline (c) in turn on 50 connections at one rate both carry
+     * (`rate`, half the service's rate of scenario 1), so that their p99 compare the same load.
+     */
+    s1p_tail: { rate: number; getOne: Figure; bare: Figure };
     /** coldMs: the first request, before any answer was cached. */
     s2_list_first_page: Figure & { total: number; coldMs: number };
     /** The list filtered by a `created_after` no request asked before, with its total: uncached. */
@@ -64,6 +72,12 @@ export interface StoreResult {
     s4_title_contains: Figure & { total: number; substring: string; coldMs: number };
     /** Title contains a piece of the rare title, in a mix of cases, with a created_before no request asked before: uncached. */
     s4u_title_uncached: Figure;
+    /**
+     * Title contains one of 200 words, with a created_after, each request a combination no request
+     * asked before (`titleWord`): uncached, in turn with baseline (h). `matches`: the totals of the
+     * values checked first (service and baseline agree on them and on the page).
+     */
+    s19_peer_list: Figure & { matches: number[] };
     s5_create: Figure;
     /** `getOne` is scenario 1 on the service without them, measured in turn: the target divides by it. */
     s6_rate_limited: Figure & { rejectedPerSecond: number; allowedPerSecond: number; getOne: Figure };
@@ -120,14 +134,33 @@ export async function measure(server: Server, spec: LoadSpec, expected: number[]
 }
 
 /**
+ * Waits (up to 30 s) until each of `servers` used at most one clock tick (10 ms) of CPU in 100 ms:
+ * the requests of a turn that ended are answered.
+ */
+async function idle(servers: Server[]): Promise<void> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+    const before = servers.map((server) => server.cpuSeconds() ?? 0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (servers.every((server, i) => (server.cpuSeconds() ?? 0) - before[i] < 0.015)) return;
+  }
+}
+
+/**
  * Measures servers round by round in turn (the first, the second, the first, …), each turn after a
  * short warm-up: on a shared machine a slow or a fast minute then falls on all of them, so the
- * ratio of a scenario to its baseline does not depend on which minute each ran in.
+ * ratio of a scenario to its baseline does not depend on which minute each ran in. A turn starts
+ * once the one before has finished its work: the servers idle and `settle` resolved (the store's
+ * statements done). Requests in flight when a turn ends are still answered, and a list of a second
+ * would otherwise take the next turn's first second from the server measured in it.
  */
-export async function measureInTurn(runs: Array<{ server: Server; spec: LoadSpec; expected?: number[] }>, expected: number[]): Promise<Figure[]> {
+export async function measureInTurn(runs: Array<{ server: Server; spec: LoadSpec; expected?: number[] }>, expected: number[], settle?: () => Promise<void>): Promise<Figure[]> {
   const measured = runs.map(() => ({ warmups: [] as RoundResult[], rounds: [] as RoundResult[], cpuSeconds: 0 as number | null }));
   for (let round = 0; round < runs[0].spec.rounds; round++) {
     for (const [i, { server, spec }] of runs.entries()) {
+      if (round > 0 || i > 0) {
+        await idle(runs.map((r) => r.server));
+        await settle?.();
+      }
       const before = server.cpuSeconds();
       // Each round continues an uncached sequence where no earlier round was (the servers of one round ask the same).
       const sequenceStart = (spec.sequenceStart ?? 0) + round * 1_000_000;
@@ -171,6 +204,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
   const pinned = canPin();
   const store = await createStore(kind, pgServer);
   const database: Database = openDatabase(store.url);
+  const settle = () => store.idle();
   const servers: Server[] = [];
   let small: Awaited<ReturnType<typeof smallStore>> | undefined;
   const logFile = join(ctx.workDir, `service-${kind}.log`);
@@ -187,7 +221,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     ({ url: server.url, connections: options.connections, warmupSeconds: options.warmupSeconds, rounds: options.rounds, roundSeconds: options.roundSeconds, ...spec });
   const load = (server: Server, spec: Parameters<typeof specFor>[1], expected = [200]) => measure(server, specFor(server, spec), expected);
   const inTurn = (runs: Array<{ server: Server; spec: Parameters<typeof specFor>[1]; expected?: number[] }>, expected = [200]) =>
-    measureInTurn(runs.map(({ server, spec, expected: own }) => ({ server, spec: specFor(server, spec), expected: own })), expected);
+    measureInTurn(runs.map(({ server, spec, expected: own }) => ({ server, spec: specFor(server, spec), expected: own })), expected, settle);
 
   try {
     const seedStarted = performance.now();
@@ -234,23 +268,35 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
       { server: bareGet, spec: specFor(bareGet, { kind: 'random-id', path: '/contacts/', idsFile }) },
       { server: floorGet, spec: specFor(floorGet, getOneSpec) },
       { server: service, spec: specFor(service, getOneSpec) },
-    ], [200]);
+    ], [200], settle);
     await stop(bareGet);
     await stop(floorGet);
     await noteRss('s1');
 
-    // 1x2 (SQLite): the same reads by the service on two cores, in turn with it on one. A second
-    // process on the same file, serving only (no jobs); with two cores in all the load generator
+    // 1p: GET one's tail. The service and (c) in turn on 50 connections at the same rate, half what
+    // the service answered in scenario 1: both carry it, so their p99 compare the same load (at
+    // full speed each answers as fast as it can, and (c)'s shorter queue alone would set the ratio).
+    const tailRate = Math.max(100, Math.round(s1.rps / 2));
+    const bareAgain = await start('bench/baselines/fastify-get.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId });
+    const [tailBare, tailOne] = await measureInTurn([
+      { server: bareAgain, spec: specFor(bareAgain, { kind: 'random-id', path: '/contacts/', idsFile, rate: tailRate }) },
+      { server: service, spec: specFor(service, { ...getOneSpec, rate: tailRate }) },
+    ], [200], settle);
+    await stop(bareAgain);
+
+    // 1x2 (SQLite): the same reads by as many whole service processes as cores (Node's cluster,
+    // serving only), in turn with the service on one core. With two cores in all the load generator
     // shares the second one.
     let twoCores: StoreResult['scenarios']['s1x2_two_cores'] = null;
     if (kind === 'sqlite' && pinned) {
-      const wide = await start('bench/instrumented-server.ts', { ...serviceEnv(store.url, RAISED_LIMITS), WORKERS: 'off' }, TWO_SERVER_CORES);
-      const [one, two] = await measureInTurn([{ server: service, spec: specFor(service, getOneSpec) }, { server: wide, spec: specFor(wide, getOneSpec) }], [200]);
-      await stop(wide);
+      const processes = TWO_SERVER_CORES.split(',').length;
+      const cluster = await start('bench/cluster-server.ts', { ...serviceEnv(store.url, RAISED_LIMITS), BENCH_PROCESSES: String(processes) }, TWO_SERVER_CORES, logFile);
+      const [one, two] = await measureInTurn([{ server: service, spec: specFor(service, getOneSpec) }, { server: cluster, spec: specFor(cluster, getOneSpec) }], [200], settle);
+      await stop(cluster);
       const sharedWithLoad = TWO_SERVER_CORES.split(',').includes(String(LOAD_CORE));
       const [service1, load1] = [one.cpuUsPerRequest, one.loadCpuUsPerRequest];
-      const bound = sharedWithLoad && service1 && load1 ? Math.round(((2 * service1) / (service1 + load1)) * 1000) / 1000 : null;
-      twoCores = { oneCore: one, twoCores: two, cores: TWO_SERVER_CORES, sharedWithLoad, bound };
+      const shared = service1 && load1 ? Math.round(((2 * service1) / (service1 + load1)) * 1000) / 1000 : null;
+      twoCores = { oneCore: one, twoCores: two, cores: TWO_SERVER_CORES, processes, sharedWithLoad, bound: sharedWithLoad ? shared : processes };
     }
 
     const firstStarted = performance.now();
@@ -271,11 +317,11 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
       const [smallOne, largeOne] = await measureInTurn([
         { server: smallService, spec: specFor(smallService, { ...getOneSpec, idsFile: small.idsFile, headers: smallAuth }) },
         { server: service, spec: specFor(service, getOneSpec) },
-      ], [200]);
+      ], [200], settle);
       const [smallList, largeList] = await measureInTurn([
         { server: smallService, spec: specFor(smallService, { ...listFirstSpec, headers: smallAuth }) },
         { server: service, spec: specFor(service, listFirstSpec) },
-      ], [200]);
+      ], [200], settle);
       await stop(smallService);
       growth = { base: options.growthBase, small: { getOne: smallOne, listFirst: smallList }, large: { getOne: largeOne, listFirst: largeList } };
     }
@@ -285,18 +331,45 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const created = [Math.floor(EPOCH_MS / 1000), Math.ceil((EPOCH_MS + big.contacts) / 1000)] as [number, number];
     // Baseline (e) and the service in turn on one uncached `sequence` of list filters, once `check`
     // has passed. Ten connections: an uncached count costs milliseconds, and fifty would queue past a round.
-    const uncachedInTurn = async (sequence: 'created-range' | 'rare-title', barePath: string, check?: (bare: Server) => Promise<void>) => {
+    const uncachedInTurn = async (sequence: 'created-range' | 'rare-title' | 'title-word', barePath: string, check?: (bare: Server) => Promise<void>) => {
       const bare = await start('bench/baselines/fastify-list.ts', { DATABASE_URL: store.url, BENCH_ORG_ID: big.scope.orgId, BENCH_ORG_CONTACTS: String(big.contacts) });
       await check?.(bare);
       const figures = await measureInTurn([
         { server: bare, spec: specFor(bare, { kind: sequence, path: barePath, range: created, connections: 10 }) },
         { server: service, spec: specFor(service, { kind: sequence, path: '/v1/contacts?limit=50&', range: created, headers: auth, connections: 10 }) },
-      ], [200]);
+      ], [200], settle);
       await stop(bare);
       return figures;
     };
     const [e, s2u] = await uncachedInTurn('created-range', '/contacts?');
     await noteRss('s2u');
+
+    // 19: title contains one of 200 words, with a created_after, every request new, in turn with
+    // baseline (h), which issues the page and its count as a data API does. First, a few values
+    // where the measured sequence never goes (the last combinations; three rounds take the first
+    // three quarters): both answer the contacts the fixtures say, and the same page.
+    const peerMatches: number[] = [];
+    const [h, s19raw] = await uncachedInTurn('title-word', '/peer?', async (bare) => {
+      const combinations = titleWordCombinations(created[0], created[1]);
+      for (let n = combinations - 3; n < combinations; n++) {
+        const query = titleWord(n, created[0], created[1]);
+        const params = new URLSearchParams(query);
+        const [word, after] = [params.get('title')!.toLowerCase(), Number(params.get('created_after'))];
+        let expected = 0;
+        for (let i = 0; i < big.contacts; i++) if (Math.floor((EPOCH_MS + i) / 1000) >= after && contactFields(i).title.toLowerCase().includes(word)) expected++;
+        const [answer, bareAnswer] = await Promise.all([
+          getJson<{ data: Array<{ id: string }>; pagination: { total: number } }>(`${service.url}/v1/contacts?limit=50&${query}`, big.token),
+          getJson<{ data: Array<{ id: string }>; total: number }>(`${bare.url}/peer?${query}`),
+        ]);
+        const ids = (rows: Array<{ id: string }>) => rows.slice(0, 50).map((c) => c.id).join();
+        if (answer.pagination.total !== expected || bareAnswer.total !== expected || ids(answer.data) !== ids(bareAnswer.data)) {
+          throw new Error(`19: ${query} found ${answer.pagination.total} contacts, the baseline ${bareAnswer.total}, expected ${expected}`);
+        }
+        peerMatches.push(expected);
+      }
+    });
+    const s19 = { ...s19raw, matches: peerMatches };
+    await noteRss('s19');
 
     // 9p: responsiveness. GET one on a single connection, 200 a second (a client among others, not
     // a load of its own), alone and while 50 connections run uncached filtered lists (values past
@@ -394,7 +467,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const [s6raw, s6getOne] = await measureInTurn([
       { server: limited, spec: specFor(limited, getOneSpec) },
       { server: service, spec: specFor(service, getOneSpec) },
-    ], [200, 429]);
+    ], [200, 429], settle);
     await stop(limited);
     await stop(service);
     const perSecond = (code: string) => median(s6raw.rounds.map((r) => (r.statuses[code] ?? 0) / r.seconds));
@@ -414,16 +487,18 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     return {
       store: kind,
       seed: { contacts: big.contacts, deals: seededDeals.deals, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
-      baselines: { c_get_by_id: c, g_get_floor: g, d_insert: d, e_filtered_page: e, e_titled_page: eTitled },
+      baselines: { c_get_by_id: c, g_get_floor: g, d_insert: d, e_filtered_page: e, e_titled_page: eTitled, h_peer_list: h },
       scenarios: {
         s1_get_one: s1,
         s1x2_two_cores: twoCores,
+        s1p_tail: { rate: tailRate, getOne: tailOne, bare: tailBare },
         s2_list_first_page: s2,
         s2u_list_uncached: s2u,
         s9p_responsiveness: { alone: probeAlone, underLoad: probeUnderLoad, load: heavyFigure },
         s3_cursor_walk: { ...walk, deepest: Math.max(...pages) },
         s4_title_contains: s4,
         s4u_title_uncached: s4u,
+        s19_peer_list: s19,
         s5_create: s5,
         s6_rate_limited: { ...s6raw, rejectedPerSecond: Math.round(perSecond('429')), allowedPerSecond: Math.round(perSecond('200')), getOne: s6getOne },
         s7_growth: growth,

@@ -24,6 +24,13 @@ export interface BareStore {
    * src/resources/contacts/contacts.store.ts, whose choice of path this repeats).
    */
   titledPage(org: string, size: number, title: string, before: number, limit: number): Promise<{ data: Array<Record<string, unknown>>; total: number }>;
+  /**
+   * Baseline (h): live contacts of `org` whose title contains `word` (ignoring case), created at or
+   * after `after`: the page, newest first, and a `count(*)` with the same conditions, issued at once
+   * as a data API over PostgreSQL issues them (unnamed statements, each planned for its values, on
+   * two connections of the pool), with none of the service's choices of statement.
+   */
+  peerList(org: string, word: string, after: number, limit: number): Promise<{ data: Array<Record<string, unknown>>; total: number }>;
   /** Live deals of `org` in a pipeline's stage with ids below `before`, newest first: a page reached by a cursor (baseline (f)). */
   dealsPage(org: string, pipelineId: string, stageId: string, before: string, limit: number): Promise<Array<Record<string, unknown>>>;
 }
@@ -40,6 +47,9 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 const TITLED = "title like ? escape '\\' and created_at < ?";
 const BY_TITLE_INDEX = `+contacts.org_id = ? and +contacts.mode = 'live' and contacts.rowid in (select rowid from contacts_title_fts where contacts_title_fts match ?) and ${TITLED}`;
 const phrase = (text: string) => `"${text.replace(/"/g, '""')}"`;
+
+// Baseline (h)'s conditions: title contains (LIKE, ILIKE on PostgreSQL) and created_at from a time.
+const PEER_WHERE = "org_id = ? and mode = 'live' and title like ? escape '\\' and created_at >= ?";
 
 // The service's keyset page of deals filtered by pipeline and stage, on the index (org_id, mode, pipeline_id, stage_id, id):
 // the deals' columns, without the JSON text the service keeps of each (its pages read that instead).
@@ -71,7 +81,13 @@ export function openBareStore(url: string): BareStore {
     const indexedCount = db.prepare(`select count(*) as n from contacts where ${BY_TITLE_INDEX}`);
     const dealsPage = db.prepare(DEALS_PAGE);
     const indexedPage = db.prepare(`select * from contacts where org_id = ? and mode = 'live' and id in (select contacts.id from contacts where ${BY_TITLE_INDEX} order by contacts.id desc limit ?) order by id desc`);
+    const peerPage = db.prepare(`select * from contacts where ${PEER_WHERE} order by id desc limit ?`);
+    const peerCount = db.prepare(`select count(*) as n from contacts where ${PEER_WHERE}`);
     return {
+      peerList: async (org, word, after, limit) => ({
+        data: peerPage.all(org, likePattern(word), after, limit) as Array<Record<string, unknown>>,
+        total: Number((peerCount.get(org, likePattern(word), after) as { n: number }).n),
+      }),
       titledPage: async (org, size, title, before, limit) => {
         const pattern = likePattern(title);
         const idBound = firstIdAt('con', (before + CREATION_LAG_SECONDS) * 1000);
@@ -101,7 +117,17 @@ export function openBareStore(url: string): BareStore {
   const titled = TITLED.replace('like', 'ilike');
   const titledPageText = numbered(`select * from contacts where org_id = ? and mode = 'live' and ${titled} and id < ? order by id desc limit ?`);
   const titledCountText = numbered(`select count(*) as n from contacts where org_id = ? and mode = 'live' and ${titled}`);
+  const peerWhere = PEER_WHERE.replace('like', 'ilike');
+  const peerPageText = numbered(`select * from contacts where ${peerWhere} order by id desc limit ?`);
+  const peerCountText = numbered(`select count(*) as n from contacts where ${peerWhere}`);
   return {
+    peerList: async (org, word, after, limit) => {
+      const [page, count] = await Promise.all([
+        pool.query(peerPageText, [org, likePattern(word), after, limit]),
+        pool.query(peerCountText, [org, likePattern(word), after]),
+      ]);
+      return { data: page.rows, total: Number(count.rows[0].n) };
+    },
     titledPage: async (org, _size, title, before, limit) => {
       const pattern = likePattern(title);
       const idBound = firstIdAt('con', (before + CREATION_LAG_SECONDS) * 1000);
