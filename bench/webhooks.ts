@@ -127,7 +127,7 @@ export async function benchWebhooks(ctx: Context): Promise<WebhookResults> {
   }));
   // A store in service has planner statistics for the backlog's tenant (autovacuum gathers them
   // once a tenth of a table changed); without them PostgreSQL reads a claim's events by a scan of
-  // the new tenant (see "Deliveries behind a backlog" in docs/performance.md).
+  // the new tenant (see "Deliveries behind a backlog", bench/results/2026-11-24-2785670.md).
   if (ctx.kind === 'postgres') await sql`analyze events, jobs`.execute(ctx.database.db);
   const getAlone = await ctx.load(api, ctx.getOneSpec);
   const workerCount = ctx.kind === 'postgres' ? 2 : 1;
