@@ -46,6 +46,10 @@ describe('text values', () => {
     // Any form finds the holder, and is the value it holds: writing it again changes nothing.
     const found = await t.live.get(`/v1/companies?custom_fields.external_id=${encodeURIComponent(`${DECOMPOSED} `)}`);
     expect(ids(found.json().data)).toEqual([holder.id]);
+    for (const operator of ['eq', 'contains', 'starts_with']) {
+      const searched = await t.live.post('/v1/search/companies', { filters: [{ field: 'custom_fields.external_id', operator, value: DECOMPOSED }] });
+      expect([operator, searched.statusCode, ids(searched.json().data)]).toEqual([operator, 200, [holder.id]]);
+    }
     const same = await ok(t.live.patch(`/v1/companies/${holder.id}`, { custom_fields: { external_id: DECOMPOSED } }));
     expect(same.updated_at).toBe(holder.updated_at);
     expect(await eventsOf(t.live, 'company.updated')).toHaveLength(0);

@@ -73,7 +73,10 @@ const CUSTOM_TYPES: Record<string, { type: ValueType; valueColumn: 'value_text' 
 
 const same = (v: unknown) => v;
 const asNumber = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
-const lowerCase = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v);
+// Custom text values are stored Unicode NFC (custom-fields.ts): a value searched for is compared in
+// the same form, so `e\u0301` finds the `é` stored.
+const nfc = (v: unknown) => (typeof v === 'string' ? v.normalize('NFC') : v);
+const lowerCase = (v: unknown) => (typeof v === 'string' ? v.normalize('NFC').trim().toLowerCase() : v);
 
 /** The built-in fields of `r` that a search can name. */
 export function builtInFields(r: Resource): Map<string, SearchField> {
@@ -98,7 +101,7 @@ export async function searchFields(db: Kysely<DB>, r: Resource, scope: Scope, na
   for (const d of await catalog.definitions(db, r, scope)) {
     const t = CUSTOM_TYPES[d.data_type];
     if (!t) continue;
-    const toStored = t.valueColumn === 'value_num' ? asNumber : d.data_type === 'email' ? lowerCase : same;
+    const toStored = t.valueColumn === 'value_num' ? asNumber : d.data_type === 'email' ? lowerCase : nfc;
     fields.set(`${CUSTOM_PREFIX}${d.name}`, { name: `${CUSTOM_PREFIX}${d.name}`, type: t.type, values: d.options?.values, toStored, custom: { id: d.id, valueColumn: t.valueColumn } });
   }
   return fields;
