@@ -7,6 +7,7 @@ import { DEFAULT_MAX_ATTEMPTS } from '../../src/platform/jobs/kinds.ts';
 import { exportJob } from '../../src/resources/exports/exports.jobs.ts';
 import { tenant, testApp } from '../helpers/app.ts';
 import { upload, waitFor } from '../helpers/imports.ts';
+import { jobsByHand } from '../helpers/jobs-by-hand.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -204,17 +205,7 @@ describe('exports', () => {
 
 describe('exports run by a worker', () => {
   let quiet: FastifyInstance;
-  beforeAll(async () => {
-    // No workers: the test runs the job itself. On PostgreSQL the file's other app shares the
-    // queue, so its workers stop too (and start again after).
-    quiet = await testApp({ env: { WORKERS: 'off' } });
-    await app.services.workers?.stop();
-  });
-  afterAll(async () => {
-    await quiet.close();
-    await app.close();
-    app = await testApp();
-  });
+  jobsByHand({ file: () => app, rebuilt: (a) => (app = a), quiet: (a) => (quiet = a) });
 
   const contextFor = (orgId: string, attempt: number) => ({
     database: quiet.services.database, config: quiet.services.config, signal: new AbortController().signal,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp } from '../helpers/app.ts';
 import { upload, waitFor } from '../helpers/imports.ts';
 import { runImport } from '../../src/resources/imports/imports.jobs.ts';
+import { jobsByHand } from '../helpers/jobs-by-hand.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -184,17 +185,7 @@ describe('CSV imports of files that are not quoted with "', () => {
 
   describe('stored before they were refused', () => {
     let quiet: FastifyInstance;
-    beforeAll(async () => {
-      // No workers: the test runs the import itself. On PostgreSQL the file's other app shares the
-      // queue, so its workers stop too for these tests (and start again after them).
-      quiet = await testApp({ env: { WORKERS: 'off' } });
-      await app.services.workers?.stop();
-    });
-    afterAll(async () => {
-      await quiet.close();
-      await app.close();
-      app = await testApp();
-    });
+    jobsByHand({ file: () => app, rebuilt: (a) => (app = a), quiet: (a) => (quiet = a) });
 
     it('fail the import saying why, keeping the rows read before', async () => {
       const t = await tenant(quiet);

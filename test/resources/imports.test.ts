@@ -14,6 +14,7 @@ import { databaseUrl, isPostgres, tenant, testApp } from '../helpers/app.ts';
 import { upload, waitFor } from '../helpers/imports.ts';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/platform/jobs/kinds.ts';
 import { importJob, runImport } from '../../src/resources/imports/imports.jobs.ts';
+import { jobsByHand } from '../helpers/jobs-by-hand.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -262,17 +263,7 @@ describe('imports', () => {
 
 describe('imports run by a worker', () => {
   let quiet: FastifyInstance;
-  beforeAll(async () => {
-    // No workers: the test runs the import itself. On PostgreSQL the file's other app shares the
-    // queue, so its workers stop too for these tests (and start again after them).
-    quiet = await testApp({ env: { WORKERS: 'off', IMPORT_BATCH_ROWS: '2' } });
-    await app.services.workers?.stop();
-  });
-  afterAll(async () => {
-    await quiet.close();
-    await app.close();
-    app = await testApp();
-  });
+  jobsByHand({ env: { IMPORT_BATCH_ROWS: '2' }, file: () => app, rebuilt: (a) => (app = a), quiet: (a) => (quiet = a) });
 
   it('cancels a queued import; an ended one is 409', async () => {
     const t = await tenant(quiet);
