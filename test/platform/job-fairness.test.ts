@@ -3,23 +3,20 @@
 // so a quiet tenant's job, and the jobs of no organization (maintenance), run within seconds; and
 // the claim stays a read of indexes behind a backlog of 20,000 jobs of one tenant.
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { newId } from '../../src/platform/ids.ts';
 import { defineJobKind, type JobKind } from '../../src/platform/jobs/kinds.ts';
 import { claimStatement, enqueueOnce } from '../../src/platform/jobs/queue.ts';
-import { JobRunner } from '../../src/platform/jobs/runner.ts';
-import { OutboundClient } from '../../src/platform/outbound.ts';
 import { runWrite } from '../../src/platform/write.ts';
-import { databaseUrl, newOrg, tenant, testApp } from '../helpers/app.ts';
+import { newOrg, tenant, testApp } from '../helpers/app.ts';
 import { waitFor } from '../helpers/imports.ts';
 import { receiver } from '../helpers/receiver.ts';
 import { endpoint } from '../helpers/webhooks.ts';
+import { jobRunners, kindName } from '../helpers/job-runners.ts';
 
 let app: FastifyInstance;
-const runners: JobRunner[] = [];
+const runners = jobRunners(() => app);
 let release: () => void = () => {};
 const released = new Promise<void>((resolve) => (release = resolve));
 
@@ -28,20 +25,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   release();
-  await Promise.all(runners.map((r) => r.stop(100)));
+  await runners.stopAll();
   await app.close();
 });
 
-const log = pino({ level: 'silent' });
-const kindName = (what: string) => `test.${what}.${newId('k').slice(2)}`;
 
-function runner(kinds: JobKind<never>[], env: Record<string, string> = {}): JobRunner {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), ...env });
-  const r = new JobRunner({ database: app.services.database, config, log, outbound: new OutboundClient({ allowPrivate: false }), kinds });
-  r.start();
-  runners.push(r);
-  return r;
-}
+const runner = runners.start;
 
 async function until(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

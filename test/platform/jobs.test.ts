@@ -2,41 +2,30 @@
 // that outlive a dead worker, two runners never running one job at once, graceful shutdown,
 // schedules firing once per period across processes, and the queue figures of /healthz.
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import { newId } from '../../src/platform/ids.ts';
 import { defineJobKind, PermanentJobError, RetryLater, type JobKind, type SettleBatch } from '../../src/platform/jobs/kinds.ts';
 import { claimJobs, settleJobs, type SettledJob } from '../../src/platform/jobs/queue.ts';
-import { JobRunner } from '../../src/platform/jobs/runner.ts';
 import { Scheduler } from '../../src/platform/jobs/schedules.ts';
-import { OutboundClient } from '../../src/platform/outbound.ts';
 import { runWrite } from '../../src/platform/write.ts';
-import { client, databaseUrl, newOrg, testApp } from '../helpers/app.ts';
+import { client, newOrg, testApp } from '../helpers/app.ts';
+import { jobRunners, kindName, silentLog } from '../helpers/job-runners.ts';
 
 let app: FastifyInstance;
-const runners: JobRunner[] = [];
+const runners = jobRunners(() => app);
 beforeAll(async () => {
   app = await testApp();
 });
 afterAll(async () => {
-  await Promise.all(runners.map((r) => r.stop(100)));
+  await runners.stopAll();
   await app.close();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const log = pino({ level: 'silent' });
+const log = silentLog;
 
-function runner(kinds: JobKind<never>[], env: Record<string, string> = {}): JobRunner {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), ...env });
-  const r = new JobRunner({ database: app.services.database, config, log, outbound: new OutboundClient({ allowPrivate: false }), kinds });
-  r.start();
-  runners.push(r);
-  return r;
-}
+const runner = runners.start;
 
-/** A kind with a name of its own, so no other runner of the suite ever claims its jobs. */
-const kindName = (what: string) => `test.${what}.${newId('k').slice(2)}`;
 
 const jobsOf = (kind: string) => app.services.database.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('id').execute();
 
