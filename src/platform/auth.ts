@@ -105,7 +105,7 @@ function lookup(deps: AuthDeps, token: string): AuthedKey | null | Promise<Authe
 
 /** Best-effort, at most once a minute per key, after the response: never on the critical path. */
 function touch(deps: AuthDeps, key: AuthedKey, request: FastifyRequest): void {
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   if (key.lastUsedAt !== null && now - key.lastUsedAt < TOUCH_INTERVAL_S) return;
   key.lastUsedAt = now;
   setImmediate(() => {

@@ -3,6 +3,7 @@
 // Within one process they are monotonic (ULID's monotonic mode): an id made in the same millisecond
 // as the previous one takes its random part plus one, so creation order holds within a millisecond.
 import { randomBytes } from 'node:crypto';
+import { nowMillis } from './clock.ts';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const POOL_SIZE = 4096;
@@ -50,7 +51,7 @@ function encodeTime(ms: number): string {
 
 /** A new id; `at` (milliseconds) is for records made with a given creation time (seeding). */
 export function newId(prefix: string, at?: number): string {
-  const { time, bytes } = at === undefined ? randomPart(Date.now()) : { time: at, bytes: random10() };
+  const { time, bytes } = at === undefined ? randomPart(nowMillis()) : { time: at, bytes: random10() };
   let out = encodeTime(time);
   // 80 bits → 16 base32 characters, 5 bits at a time.
   let acc = 0;
@@ -67,8 +68,8 @@ export function newId(prefix: string, at?: number): string {
   return `${prefix}_${out}`;
 }
 
-/** Unix seconds, the API's timestamp unit. */
-export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+/** Unix seconds on the service's clock (clock.ts), the API's timestamp unit. */
+export { nowSeconds } from './clock.ts';
 
 /** The millisecond an id was minted in. */
 export function idMillis(id: string): number {

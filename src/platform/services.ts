@@ -2,6 +2,7 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { AuthedKey, KeyCache } from './auth.ts';
+import type { Clock } from './clock.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ClaimLeases, IdempotencyClaim } from './idempotency-lease.ts';
 import type { Workers } from './jobs/workers.ts';
@@ -16,6 +17,8 @@ import type { RouteMessages } from './validation.ts';
 export interface Services {
   config: Config;
   database: Database;
+  /** The service's time (clock.ts): the system's, or the one a test built the app with and moves. */
+  clock: Clock;
   /** Where requests' writes are committed (group commit). */
   writes: WriteQueue;
   limiter: RateLimiter;

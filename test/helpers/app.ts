@@ -5,6 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import { MovableClock } from '../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createOrganization, type CreatedOrganization, type OrganizationOptions } from '../../src/orgs/orgs.ts';
 
@@ -22,6 +23,12 @@ export const capturedLogs: string[] = [];
  */
 export const DELIVERY_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' };
 
+/**
+ * The time of every app this test file builds: real time until a test moves it
+ * (`clock.advance(seconds)`, `clock.set(unixSeconds)`) instead of waiting. Move it forward only.
+ */
+export const clock = new MovableClock();
+
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
 }
@@ -34,7 +41,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
       done();
     },
   });
-  const app = await buildApp({ config, logger: pino({ level: 'info' }, sink) });
+  const app = await buildApp({ config, logger: pino({ level: 'info' }, sink), clock });
   await app.ready();
   return app;
 }

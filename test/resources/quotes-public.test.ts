@@ -2,7 +2,7 @@
 // quote (escaped, self-contained, under its Content-Security-Policy), the first view, accepting and
 // declining with every 400/404/409, tokens retired by edit-as-draft, and the per-address limit.
 import { afterAll, describe, expect, it } from 'vitest';
-import { tenant, testApp } from '../helpers/app.ts';
+import { clock, tenant, testApp } from '../helpers/app.ts';
 import { eventsOf, fails, ok, sentQuote, type Json } from '../helpers/quotes.ts';
 
 const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' } });
@@ -102,9 +102,9 @@ describe('answers', () => {
     await ok(t.live.post(`/v1/quotes/${voided.id}/void`));
     expect((await ok(view(voided.public_token))).status).toBe('void');
     await fails(accept(voided.public_token), 409, 'A quote that is void cannot be accepted');
-    const until = Math.floor(Date.now() / 1000) + 3; // time to create and send it on a loaded machine
+    const until = clock.seconds() + 60;
     const late = await sentQuote(t.live, { valid_until: until });
-    while (Math.floor(Date.now() / 1000) <= until) await new Promise((r) => setTimeout(r, 100));
+    clock.set(until + 1);
     expect((await ok(view(late.public_token))).status).toBe('expired');
     await fails(accept(late.public_token), 409, 'A quote that is expired cannot be accepted');
     await fails(decline(late.public_token), 409, 'A quote that is expired cannot be declined');

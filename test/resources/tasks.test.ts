@@ -2,13 +2,13 @@
 // when read, every filter (overdue included), associations and their 404s, the tasks of a contact,
 // company or deal, assert, custom fields, search, paging, isolation and the sandbox's tasks.
 import { afterAll, describe, expect, it } from 'vitest';
-import { tenant, testApp, type Client } from '../helpers/app.ts';
+import { clock, tenant, testApp, type Client } from '../helpers/app.ts';
 import { fails, ids, ok, records, walk, type Json } from '../helpers/records.ts';
 
 const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
 afterAll(() => app.close());
 
-const now = () => Math.floor(Date.now() / 1000);
+const now = () => clock.seconds();
 const task = (c: Client, body: object) => ok(c.post('/v1/tasks', body), 201);
 const listed = async (c: Client, query: string) => {
   const page = (await c.get(`/v1/tasks?limit=200&${query}`)).json();
@@ -106,11 +106,11 @@ describe('tasks', () => {
 
   it('becomes overdue when its due time passes, with no write in between', async () => {
     const t = await tenant(app);
-    const due = now() + 2; // time to create it and read it before it is due on a loaded machine
+    const due = now() + 60;
     const soon = await task(t.live, { title: 'Due in a moment', due_at: due });
     expect(await listed(t.live, 'status=overdue')).toEqual([]);
     expect((await t.live.get('/v1/tasks')).json().data[0].overdue).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, (due + 1) * 1000 - Date.now() + 100));
+    clock.set(due + 1);
     expect(await listed(t.live, 'status=overdue')).toEqual([soon.id]);
     expect((await t.live.get('/v1/tasks')).json().data[0].overdue).toBe(true);
   });

@@ -5,6 +5,7 @@
 // token of the claim, so a worker that lost its lease can never overwrite a newer attempt.
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { nowMillis } from '../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import type { SettleBatch } from './kinds.ts';
 
@@ -60,15 +61,18 @@ export async function claimJobs(database: Database, kinds: readonly string[], ro
 
 /** The statement of `claimJobs` (exported so that a test can read its plan). */
 export function claimStatement(database: Database, kinds: readonly string[], room: ClaimRoom, limit: number, token: string, leaseMs: number): RawBuilder<JobRow> {
-  const now = Date.now();
-  const until = now + leaseMs;
+  // Jobs fall due on the service's clock (a test moves it to make them due); leases run on the
+  // real one: they are kept between processes, each with its own clock (see clock.ts).
+  const now = nowMillis();
+  const real = Date.now();
+  const until = real + leaseMs;
   const lock = database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const fullKeys = [...room.keys].filter(([, n]) => n <= 0).map(([key]) => key);
   const fullOrgs = [...room.orgs].filter(([, n]) => n <= 0).map(([org]) => org);
   const keyFilter = fullKeys.length > 0 ? sql`and (concurrency_key is null or concurrency_key not in (${sql.join(fullKeys)}))` : sql``;
   const due = (status: string, where: RawBuilder<unknown>, order: RawBuilder<unknown>) => sql`select * from (
     select org_id, mode, id, run_at, concurrency_key from jobs
-    where status = ${status} and run_at <= ${now} and kind in (${sql.join(kinds)}) ${keyFilter} ${where}
+    where status = ${status} and run_at <= ${status === 'running' ? real : now} and kind in (${sql.join(kinds)}) ${keyFilter} ${where}
     order by ${order} limit ${limit * 4} ${lock}) as due`;
   const stretches = fullOrgs.length === 0 ? [] : stretchesBetween(fullOrgs).map(([lo, hi]) =>
     sql`${lo === undefined ? sql`` : sql`and org_id > ${lo}`} ${hi === undefined ? sql`` : sql`and org_id < ${hi}`}`);
@@ -125,7 +129,7 @@ export interface SettledJob {
  * values of all the jobs that gave it one.
  */
 export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): Promise<void> {
-  const now = Date.now();
+  const now = nowMillis();
   const held = new Set<string>(); // `org/mode/id` of the jobs whose lease held
   const leased = (q = tx.updateTable('jobs')) => q.where('status', '=', 'running');
   const succeeded = jobs.filter((s) => s.outcome.status === 'succeeded');
@@ -157,7 +161,7 @@ export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): P
 /** Hands unfinished jobs back (graceful shutdown): due at once, the interrupted attempt not counted. */
 export async function releaseJobs(db: Kysely<DB>, tokens: string[]): Promise<void> {
   if (tokens.length === 0) return;
-  const now = Date.now();
+  const now = nowMillis();
   await db.updateTable('jobs').where('status', '=', 'running').where('lease_token', 'in', tokens)
     .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_token: null, lease_until: null, run_at: now, updated_at: now }))
     .execute();
@@ -166,14 +170,14 @@ export async function releaseJobs(db: Kysely<DB>, tokens: string[]): Promise<voi
 /** Extends the leases of the jobs a live worker is running, so no other worker takes them. */
 export async function extendLeases(db: Kysely<DB>, tokens: string[], leaseMs: number): Promise<void> {
   if (tokens.length === 0) return;
-  const until = Date.now() + leaseMs;
+  const until = Date.now() + leaseMs; // real time, like the claim's lease
   await db.updateTable('jobs').where('status', '=', 'running').where('lease_token', 'in', tokens)
     .set({ lease_until: until, run_at: until }).execute();
 }
 
 /** Adds a system job (no organization) unless one with this id exists: how a schedule fires once. */
 export async function enqueueOnce(db: Kysely<DB>, id: string, kind: string, maxAttempts: number, payload: unknown = {}): Promise<boolean> {
-  const now = Date.now();
+  const now = nowMillis();
   const result = await db.insertInto('jobs').values({
     org_id: '', mode: 'live', id, kind, payload: JSON.stringify(payload), status: 'queued', run_at: now,
     attempts: 0, max_attempts: maxAttempts, lease_until: null, lease_token: null, last_error: null, created_at: now, updated_at: now,
@@ -200,7 +204,7 @@ export async function listJobs(db: Kysely<DB>, filter: { status?: string; kind?:
 
 /** A failed or dead job, due again at once with all its attempts (by id alone: an operator's tool). */
 export async function retryJob(db: Kysely<DB>, id: string) {
-  const now = Date.now();
+  const now = nowMillis();
   const row = await db.updateTable('jobs').where('id', '=', id).where('status', 'in', ['failed', 'dead'])
     .set({ status: 'queued', attempts: 0, run_at: now, updated_at: now }).returningAll().executeTakeFirst();
   return row && describeJob(row);
@@ -214,7 +218,7 @@ export interface QueueStats {
 }
 
 export async function queueStats(db: Kysely<DB>): Promise<QueueStats> {
-  const now = Date.now();
+  const now = nowMillis();
   const [rows, succeeded, oldest] = await Promise.all([
     db.selectFrom('jobs').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('status', 'in', ['queued', 'running', 'failed', 'dead']).groupBy('status').execute(),
     db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').where('updated_at', '>=', now - 3_600_000).executeTakeFirstOrThrow(),

@@ -10,6 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
+import { nowMillis } from '../clock.ts';
 import type { OutboundClient } from '../outbound.ts';
 import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind, type SettleBatch, type SettleWrite } from './kinds.ts';
 import { claimJobs, extendLeases, jobKey, releaseJobs, type JobRow, type SettledJob } from './queue.ts';
@@ -228,7 +229,7 @@ export class JobRunner {
       const retry = !(error instanceof PermanentJobError) && attempt < max;
       const delay = !retry ? 0 : error instanceof RetryLater ? error.delayMs : (kind?.backoff ?? fullJitter)(attempt, this.#o.config);
       this.#o.log.warn({ job: job.id, kind: job.kind, attempt, retry, err: { message } }, 'job failed');
-      return { job, outcome: { status: retry ? 'failed' : 'dead', error: message, runAt: Date.now() + delay }, writes };
+      return { job, outcome: { status: retry ? 'failed' : 'dead', error: message, runAt: nowMillis() + delay }, writes };
     }
   }
 

@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.ts';
 import { containsPattern, jsonArrayHolds, jsonArrayParam, likeInsensitive } from '../../db/sql.ts';
 import { conflict, notFound } from '../errors.ts';
 import { resourceEvent } from '../event-types.ts';
-import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId } from '../ids.ts';
+import { CREATION_LAG_SECONDS, creationTime, firstIdAt, newId, nowSeconds } from '../ids.ts';
 import { TOTAL_COLUMN, versionColumn, type Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
@@ -38,7 +38,7 @@ function toApi(r: Resource, row: Row): ApiRecord {
   for (const name of computed) out[name] = row[name] ?? null;
   out.created_at = Number(row.created_at);
   out.updated_at = Number(row.updated_at);
-  r.hooks?.asOf?.(out, Math.floor(Date.now() / 1000));
+  r.hooks?.asOf?.(out, nowSeconds());
   return out;
 }
 

@@ -5,6 +5,7 @@
 import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../db/schema.ts';
 import { AppError } from '../../platform/errors.ts';
+import { nowSeconds } from '../../platform/ids.ts';
 import { DEFAULT_MAX_ATTEMPTS, defineJobKind, PermanentJobError } from '../../platform/jobs/kinds.ts';
 import { resolveCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { fieldDefinitions } from '../../platform/resource/custom-fields.ts';
@@ -85,7 +86,7 @@ export async function runExport(database: Database, scope: Scope, id: string): P
   const r = IMPORTABLE[start.object as ImportObject].resource;
   const { filters, search } = toExport(start);
   await deleteFile(db, scope, id);
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   const pages = await pagesOf(r, database, scope, filters, search);
   const total = await pages.total();
   await updateIn(db, 'exports', scope).set({ status: 'running', started_at: now, updated_at: now, rows_total: total, rows_processed: 0 }).where('id', '=', id).execute();
@@ -108,7 +109,7 @@ export async function runExport(database: Database, scope: Scope, id: string): P
     await writer.write(Buffer.from(text));
     processed += rows.length;
     after = page.after;
-    await updateIn(db, 'exports', scope).set({ rows_processed: processed, updated_at: Math.floor(Date.now() / 1000) }).where('id', '=', id).execute();
+    await updateIn(db, 'exports', scope).set({ rows_processed: processed, updated_at: nowSeconds() }).where('id', '=', id).execute();
     if (rows.length < PAGE) break;
   }
   await writer.end();

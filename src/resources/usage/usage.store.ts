@@ -3,6 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { AppError } from '../../platform/errors.ts';
+import { nowMillis } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -75,7 +76,7 @@ export async function countTransactions(db: Kysely<DB>, scope: Scope, query: Tra
 }
 
 /** The current calendar month in UTC, as unix seconds [start, end). */
-export function currentPeriod(now = new Date()): { start: number; end: number } {
+export function currentPeriod(now = new Date(nowMillis())): { start: number; end: number } {
   const year = now.getUTCFullYear();
   const month = now.getUTCMonth();
   return { start: Date.UTC(year, month, 1) / 1000, end: Date.UTC(year, month + 1, 1) / 1000 };

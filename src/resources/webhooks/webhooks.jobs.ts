@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Selectable } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB, Mode } from '../../db/schema.ts';
+import { nowMillis } from '../../platform/clock.ts';
 import { nowSeconds } from '../../platform/ids.ts';
 import { defineJobKind, PermanentJobError, RetryLater, type JobContext, type JobInfo, type LoadContext } from '../../platform/jobs/kinds.ts';
 import { OutboundError } from '../../platform/outbound.ts';
@@ -75,7 +76,7 @@ export const webhookDelivery = defineJobKind<DeliveryPayload, Loaded>({
       return;
     }
     const body = JSON.stringify(toEvent(event));
-    const at = new Date();
+    const at = new Date(); // the real time: the receiver checks it against its own clock
     const headers = {
       'webhook-id': event.id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
@@ -118,7 +119,7 @@ export const webhookDelivery = defineJobKind<DeliveryPayload, Loaded>({
       throw new PermanentJobError(attempt.error);
     }
     const delay = retryDelayMs(ctx.config, ctx.job.attempt);
-    record('pending', Math.ceil((Date.now() + delay) / 1000));
+    record('pending', Math.ceil((nowMillis() + delay) / 1000));
     throw new RetryLater(attempt.error, delay);
   },
 });
