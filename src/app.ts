@@ -27,13 +27,11 @@ import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
 import { sharedSerializers } from './platform/serializers.ts';
 import { validatorCompiler } from './platform/validation.ts';
-import { consumeEvents, WriteQueue } from './platform/write.ts';
+import { WriteQueue } from './platform/write.ts';
 import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { LinkCache } from './platform/targeting.ts';
 import { dropQuietConnectionsOnClose, noteAnswered, refuseConnect, routeFailedExpectations, serverOptions } from './platform/transport.ts';
-import { EVENT_CONSUMERS } from './resources/event-consumers.ts';
-import { JOB_KINDS, SCHEDULES } from './resources/job-kinds.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
@@ -104,13 +102,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Public pages (no key, no organization) are limited per client address, with limits of their own.
   const publicLimiter = await openLimiter({ perSecond: config.publicRateLimitPerSecond, perMinute: config.publicRateLimitPerMinute });
   const hub = new EventHub();
-  // What the groups' events cause beyond their own writes (webhook deliveries): the platform is told.
-  consumeEvents(EVENT_CONSUMERS);
   const writes = new WriteQueue(database);
   const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   // Background jobs and schedules (the idempotency purge among them) run here unless WORKERS=off.
-  const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound, work: { kinds: JOB_KINDS, schedules: SCHEDULES } }) : undefined;
+  const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound }) : undefined;
   // A committed write may have enqueued jobs: on SQLite wake the workers of this process at once
   // (on PostgreSQL every process is woken by NOTIFY when a job is committed).
   const wakeWorkers = workers && database.dialect === 'sqlite' ? workers.runner.wake : undefined;

@@ -1,4 +1,4 @@
-// Maintenance of the platform's own tables, run on schedules (listed with the groups' in job-kinds.ts).
+// Maintenance of the platform's own tables, run on schedules (see src/resources/job-kinds.ts).
 import { nowMillis } from '../clock.ts';
 import { purgeExpired } from '../idempotency.ts';
 import { defineJobKind } from './kinds.ts';
