@@ -18,6 +18,14 @@ export default tseslint.config(
     },
   },
   {
+    // The platform is told what the groups add (job kinds, schedules, event consumers: see
+    // src/app.ts), so it can be read, tested and changed without them.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(resources|orgs|dashboard)/', message: 'src/platform/ imports nothing from the groups: have the app tell it (see src/app.ts).' }] }],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',

@@ -8,7 +8,6 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
-import { systemClock, useClock, type Clock } from './platform/clock.ts';
 import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
@@ -27,11 +26,13 @@ import { loadSecret } from './platform/secret.ts';
 import './platform/services.ts';
 import { sharedSerializers } from './platform/serializers.ts';
 import { validatorCompiler } from './platform/validation.ts';
-import { WriteQueue } from './platform/write.ts';
+import { consumeEvents, WriteQueue } from './platform/write.ts';
 import { installRouteRules } from './platform/route-rules.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import { LinkCache } from './platform/targeting.ts';
 import { dropQuietConnectionsOnClose, noteAnswered, refuseConnect, routeFailedExpectations, serverOptions } from './platform/transport.ts';
+import { EVENT_CONSUMERS } from './resources/event-consumers.ts';
+import { JOB_KINDS, SCHEDULES } from './resources/job-kinds.ts';
 import { registerResources, tags } from './resources/registry.ts';
 import { healthRoutes } from './platform/health.ts';
 import { dashboardRoutes } from './dashboard/dashboard.routes.ts';
@@ -43,8 +44,6 @@ export interface AppOptions {
   database?: Database;
   /** Fastify logger settings or instance; defaults to JSON lines on stdout at LOG_LEVEL. */
   logger?: FastifyServerOptions['loggerInstance'];
-  /** The service's time; the system's unless given (tests give a `MovableClock`, see clock.ts). */
-  clock?: Clock;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -54,8 +53,6 @@ const LOG_FLUSH_MS = 1000;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const clock = options.clock ?? systemClock;
-  useClock(clock);
   const ownDatabase = !options.database;
   const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
@@ -102,18 +99,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Public pages (no key, no organization) are limited per client address, with limits of their own.
   const publicLimiter = await openLimiter({ perSecond: config.publicRateLimitPerSecond, perMinute: config.publicRateLimitPerMinute });
   const hub = new EventHub();
+  // What the groups' events cause beyond their own writes (webhook deliveries): the platform is told.
+  consumeEvents(EVENT_CONSUMERS);
   const writes = new WriteQueue(database);
   const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   // Background jobs and schedules (the idempotency purge among them) run here unless WORKERS=off.
-  const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound }) : undefined;
+  const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound, work: { kinds: JOB_KINDS, schedules: SCHEDULES } }) : undefined;
   // A committed write may have enqueued jobs: on SQLite wake the workers of this process at once
   // (on PostgreSQL every process is woken by NOTIFY when a job is committed).
   const wakeWorkers = workers && database.dialect === 'sqlite' ? workers.runner.wake : undefined;
   app.decorate('services', {
     config,
     database,
-    clock,
     writes,
     limiter,
     publicLimiter,

@@ -8,8 +8,9 @@ import type { Mode } from './db/schema.ts';
 import { createOrganization, listOrganizations, organizationExists } from './orgs/orgs.ts';
 import { JOB_STATUSES, listJobs, queueStats, retryJob } from './platform/jobs/queue.ts';
 import { AppError } from './platform/errors.ts';
-import { runWrite } from './platform/write.ts';
+import { consumeEvents, runWrite } from './platform/write.ts';
 import { createApiKey, revokeApiKey } from './resources/api-keys/api-keys.store.ts';
+import { EVENT_CONSUMERS } from './resources/event-consumers.ts';
 import { importFromCli } from './resources/imports/imports.cli.ts';
 import { WRITE_MODES, type WriteMode } from './resources/imports/imports.schemas.ts';
 import { IMPORT_OBJECTS, type ImportObject } from './resources/imports/objects.ts';
@@ -165,6 +166,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${help}\n`);
     return;
   }
+  // The CLI's writes (an import's) cause what every write's events cause: webhook deliveries.
+  consumeEvents(EVENT_CONSUMERS);
   const database = openDatabase(loadConfig().databaseUrl);
   try {
     const result = await run(database, parsed).catch((error: unknown) => {

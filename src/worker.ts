@@ -12,6 +12,9 @@ import { migrateToLatest } from './db/migrate.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';
+import { consumeEvents } from './platform/write.ts';
+import { EVENT_CONSUMERS } from './resources/event-consumers.ts';
+import { JOB_KINDS, SCHEDULES } from './resources/job-kinds.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -25,7 +28,9 @@ async function main(): Promise<void> {
   const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
-  const workers = startWorkers({ database, config, log, outbound });
+  // The groups' background work and event consumers, told to the platform here as in app.ts.
+  consumeEvents(EVENT_CONSUMERS);
+  const workers = startWorkers({ database, config, log, outbound, work: { kinds: JOB_KINDS, schedules: SCHEDULES } });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

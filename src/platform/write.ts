@@ -8,6 +8,7 @@
 //   write/parts.ts       parts of a write done whole or refused alone (savepoints)
 //   write/jobs.ts        the jobs it enqueues (transactional outbox)
 //   write/end.ts         its end: one statement on PostgreSQL, the stored responses counted
+//   write/fanout.ts      the event fan-out: what the app's consumers make of the events (webhooks)
 //   write/read-ahead.ts  what writes read once for many (ReadAhead, shared reads)
 //   write/commit.ts      transactions of one or many writes (runWrite, writeIn)
 //   write/queue.ts       group commit of the writes of requests (WriteQueue)
@@ -16,6 +17,7 @@ export { WriteContext } from './write/context.ts';
 export { bumpCounter, readCounter } from './write/counters.ts';
 export type { DeferredStatement, QueuedInsert } from './write/deferred.ts';
 export { actorColumns, type Actor, type PendingEvent } from './write/events.ts';
+export { consumeEvents, type EventConsumer, type EventWrite } from './write/fanout.ts';
 export type { Attempted } from './write/parts.ts';
 export type { Ahead, ReadAhead } from './write/read-ahead.ts';
 export { runWrite, writeIn } from './write/commit.ts';

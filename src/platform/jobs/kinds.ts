@@ -1,6 +1,7 @@
 // What a kind of background job is: a name, a handler and its retry policy. A group adds a kind by
-// defining one with `defineJobKind` and listing it in src/resources/job-kinds.ts; a write enqueues
-// it with `w.enqueue(kind, payload, { runAt })`.
+// defining one with `defineJobKind` and listing it in the groups' list of kinds (job-kinds.ts), which
+// the app's builder hands to the workers (`startWorkers`); a write enqueues it with
+// `w.enqueue(kind, payload, { runAt })`.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';

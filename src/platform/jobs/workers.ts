@@ -3,10 +3,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { JOB_KINDS, SCHEDULES } from '../../resources/job-kinds.ts';
 import type { OutboundClient } from '../outbound.ts';
+import type { JobKind } from './kinds.ts';
 import { JobRunner } from './runner.ts';
-import { Scheduler } from './schedules.ts';
+import { Scheduler, type Schedule } from './schedules.ts';
 
 export interface Workers {
   runner: JobRunner;
@@ -14,10 +14,17 @@ export interface Workers {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function startWorkers(options: { database: Database; config: Config; log: FastifyBaseLogger; outbound: OutboundClient }): Workers {
-  const runner = new JobRunner({ ...options, kinds: JOB_KINDS });
+/** The kinds of job a process runs and the schedules it keeps: the groups', told by the app's builder. */
+export interface BackgroundWork {
+  kinds: readonly JobKind<never>[];
+  schedules: readonly Schedule[];
+}
+
+export function startWorkers(options: { database: Database; config: Config; log: FastifyBaseLogger; outbound: OutboundClient; work: BackgroundWork }): Workers {
+  const { work, ...rest } = options;
+  const runner = new JobRunner({ ...rest, kinds: work.kinds });
   runner.start();
-  const scheduler = new Scheduler(options.database, SCHEDULES, options.log, runner.wake);
+  const scheduler = new Scheduler(options.database, work.schedules, options.log, runner.wake);
   return {
     runner,
     async stop(graceMs) {

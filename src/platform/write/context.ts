@@ -5,7 +5,6 @@
 import type { Transaction } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB, JobsTable } from '../../db/schema.ts';
-import { webhookFanout } from '../../resources/webhooks/webhooks.fanout.ts';
 import type { EventType } from '../event-types.ts';
 import { stillRunning, type IdempotencyClaim } from '../idempotency.ts';
 import { nowSeconds } from '../ids.ts';
@@ -16,6 +15,7 @@ import { Tally } from './counters.ts';
 import { Deferred, mergedInserts, type DeferredStatement, type QueuedInsert } from './deferred.ts';
 import { runEnd, storeResponses, type StoredResponse } from './end.ts';
 import { pendingEvent, type Actor, type PendingEvent } from './events.ts';
+import { fanOut } from './fanout.ts';
 import { jobRow, type EnqueueOptions } from './jobs.ts';
 import { bare, isRefusal, PartRefused, underSavepoint, type Attempted } from './parts.ts';
 import { Answers, forgetAllShared, forgetShared, sharedRead, type ReadAhead } from './read-ahead.ts';
@@ -81,7 +81,7 @@ export class WriteContext {
 
   /**
    * Records `<type>` for `object` (the API representation), committed with the write, and returns
-   * the event's id. Its webhook deliveries are enqueued with it (see webhooks.fanout.ts).
+   * the event's id. What its consumers make of it (webhook deliveries) commits with it (fanout.ts).
    */
   emit(type: EventType, object: { readonly id: string; readonly [field: string]: unknown }, previousAttributes?: Record<string, unknown> | null): string {
     const event = pendingEvent(type, object, previousAttributes, this.#actor);
@@ -230,8 +230,7 @@ export class WriteContext {
     statements.push(...this.#tally.moveStatements(this.tx, this.dialect, this.scope));
     if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));
     if (this.#events.length > 0) {
-      const deliveries = webhookFanout(this, this.#events);
-      if (deliveries) statements.push(deliveries);
+      statements.push(...fanOut(this, this.#events));
       const base = this.#seq;
       const rows = this.#events.map((e, i) => ({ ...e, org_id: orgId, mode, seq: base + i + 1, created_at: this.now }));
       statements.push(...mergedInserts(this.tx, this.dialect, 'events', 'events', rows.map((values) => ({ values, params: Object.values(values) }))));

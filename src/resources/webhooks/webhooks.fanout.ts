@@ -5,16 +5,15 @@
 // event and the endpoint, so a delivery is never enqueued twice for one event and endpoint.
 import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
-import { nowMillis } from '../../platform/clock.ts';
 import { fansOut } from '../../platform/event-types.ts';
-import type { DeferredStatement, PendingEvent, WriteContext } from '../../platform/write.ts';
+import type { DeferredStatement, EventWrite, PendingEvent } from '../../platform/write.ts';
 
 export const DELIVERY_KIND = 'webhook.deliver';
 /** A safety net only: a delivery gives up when its retry schedule (WEBHOOK_RETRY_SCHEDULE) ends. */
 export const DELIVERY_MAX_ATTEMPTS = 1000;
 
 /** A raw statement bound to a transaction, so it can run alone or join the write's final statement. */
-export function deferred(raw: RawBuilder<unknown>, w: WriteContext): DeferredStatement {
+export function deferred(raw: RawBuilder<unknown>, w: EventWrite): DeferredStatement {
   return { compile: () => raw.compile(w.tx), execute: () => raw.execute(w.tx) } as DeferredStatement;
 }
 
@@ -36,8 +35,8 @@ export function subscribed(dialect: Dialect) {
  * endpoints that subscribe to them, or only to `endpointId`. `suffix` makes the ids of a resend
  * differ from the first delivery's.
  */
-export function deliveryJobs(w: WriteContext, source: RawBuilder<unknown>, options: { endpointId?: string; suffix?: string } = {}): RawBuilder<unknown> {
-  const now = nowMillis();
+export function deliveryJobs(w: EventWrite, source: RawBuilder<unknown>, options: { endpointId?: string; suffix?: string } = {}): RawBuilder<unknown> {
+  const now = Date.now();
   const { orgId, mode } = w.scope;
   const id = options.suffix ? sql`'dlv_' || substr(ev.id, 5) || ${options.suffix}` : sql`'dlv_' || substr(ev.id, 5) || substr(we.id, 5)`;
   const only = options.endpointId ? sql`and we.id = ${options.endpointId}` : sql``;
@@ -48,8 +47,11 @@ export function deliveryJobs(w: WriteContext, source: RawBuilder<unknown>, optio
     where we.org_id = ${orgId} and we.mode = ${mode} and we.is_active = 1 ${only} and ${subscribed(w.dialect)}`;
 }
 
-/** The statement that enqueues the deliveries of a write's events, if any event is delivered. */
-export function webhookFanout(w: WriteContext, events: readonly PendingEvent[]): DeferredStatement | undefined {
+/**
+ * The statement that enqueues the deliveries of a write's events, if any event is delivered: the
+ * first consumer of the platform's event fan-out (registered in event-consumers.ts).
+ */
+export function webhookFanout(w: EventWrite, events: readonly PendingEvent[]): DeferredStatement | undefined {
   const delivered = events.filter((e) => fansOut(e.type));
   if (delivered.length === 0) return undefined;
   return deferred(deliveryJobs(w, eventRows(w.dialect, JSON.stringify(delivered.map((e) => ({ id: e.id, type: e.type }))))), w);
