@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
+import { systemClock, useClock, type Clock } from './platform/clock.ts';
 import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
 import { EventHub } from './platform/event-hub.ts';
@@ -44,6 +45,8 @@ export interface AppOptions {
   database?: Database;
   /** Fastify logger settings or instance; defaults to JSON lines on stdout at LOG_LEVEL. */
   logger?: FastifyServerOptions['loggerInstance'];
+  /** The service's time; the system's unless given (tests give a `MovableClock`, see clock.ts). */
+  clock?: Clock;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -53,6 +56,8 @@ const LOG_FLUSH_MS = 1000;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const clock = options.clock ?? systemClock;
+  useClock(clock);
   const ownDatabase = !options.database;
   const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
@@ -112,6 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('services', {
     config,
     database,
+    clock,
     writes,
     limiter,
     publicLimiter,

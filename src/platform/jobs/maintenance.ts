@@ -1,4 +1,5 @@
 // Maintenance of the platform's own tables, run on schedules (listed with the groups' in job-kinds.ts).
+import { nowMillis } from '../clock.ts';
 import { purgeExpired } from '../idempotency.ts';
 import { defineJobKind } from './kinds.ts';
 import { pruneSucceeded } from './queue.ts';
@@ -16,7 +17,7 @@ export const purgeIdempotencyKeys = defineJobKind<None>({
 export const pruneJobs = defineJobKind<None>({
   name: 'maintenance.prune_jobs',
   async run(_payload, { database, config, log }) {
-    const pruned = await pruneSucceeded(database, Date.now() - config.jobRetentionHours * 3_600_000);
+    const pruned = await pruneSucceeded(database, nowMillis() - config.jobRetentionHours * 3_600_000);
     if (pruned > 0) log.info({ pruned }, 'succeeded jobs pruned');
   },
 });

@@ -5,6 +5,7 @@
 // event and the endpoint, so a delivery is never enqueued twice for one event and endpoint.
 import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
+import { nowMillis } from '../../platform/clock.ts';
 import { fansOut } from '../../platform/event-types.ts';
 import type { DeferredStatement, EventWrite, PendingEvent } from '../../platform/write.ts';
 
@@ -36,7 +37,7 @@ export function subscribed(dialect: Dialect) {
  * differ from the first delivery's.
  */
 export function deliveryJobs(w: EventWrite, source: RawBuilder<unknown>, options: { endpointId?: string; suffix?: string } = {}): RawBuilder<unknown> {
-  const now = Date.now();
+  const now = nowMillis();
   const { orgId, mode } = w.scope;
   const id = options.suffix ? sql`'dlv_' || substr(ev.id, 5) || ${options.suffix}` : sql`'dlv_' || substr(ev.id, 5) || substr(we.id, 5)`;
   const only = options.endpointId ? sql`and we.id = ${options.endpointId}` : sql``;
