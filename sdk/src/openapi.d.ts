@@ -1649,7 +1649,7 @@ export interface paths {
         };
         /**
          * Get a quote by its public link
-         * @description A sent quote as its recipient sees it, with no API key: lines, amounts, terms and its state as of now. The first view of a sent quote makes it `viewed` (`quote.viewed`). An unknown token, or one of an earlier revision (edit-as-draft), is 404 `Quote not found`. Limited per client address.
+         * @description A sent quote as its recipient sees it, with no API key: lines, amounts, terms and its state as of now. The first view of a sent quote makes it `viewed` (`quote.viewed`). An unknown token, or one of an earlier revision (edit-as-draft), is 404 `Quote not found`. Limited per client address and per link.
          */
         get: operations["getPublicQuote"];
         put?: never;
@@ -13057,7 +13057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13315,7 +13315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13543,7 +13543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13982,7 +13982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14239,7 +14239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14693,7 +14693,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14951,7 +14951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15179,7 +15179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15618,7 +15618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15875,7 +15875,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16299,7 +16299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16744,7 +16744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17001,7 +17001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17475,7 +17475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -17732,7 +17732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18206,7 +18206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18463,7 +18463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -18907,7 +18907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19346,7 +19346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19603,7 +19603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -19870,7 +19870,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -20122,7 +20122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -20374,7 +20374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -20868,7 +20868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21126,7 +21126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21354,7 +21354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21793,7 +21793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22050,7 +22050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22466,7 +22466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22905,7 +22905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -23162,7 +23162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -23419,7 +23419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -23676,7 +23676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -23939,7 +23939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24201,7 +24201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25078,7 +25078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25335,7 +25335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25607,7 +25607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -25864,7 +25864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -26708,7 +26708,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -27147,7 +27147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -27404,7 +27404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -27807,7 +27807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -28029,7 +28029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -28272,7 +28272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -28529,7 +28529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -28786,7 +28786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -29048,7 +29048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -29532,7 +29532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -29790,7 +29790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -30018,7 +30018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -30528,7 +30528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -31052,7 +31052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -31576,7 +31576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -32029,7 +32029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -32286,7 +32286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -32745,7 +32745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -33003,7 +33003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -33231,7 +33231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -33716,7 +33716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -34215,7 +34215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -34714,7 +34714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -35167,7 +35167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -35424,7 +35424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -36514,7 +36514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -36772,7 +36772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -37000,7 +37000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -37439,7 +37439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -37696,7 +37696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -38155,7 +38155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -38594,7 +38594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -38851,7 +38851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -39103,7 +39103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -39355,7 +39355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -39607,7 +39607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -39859,7 +39859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -40866,7 +40866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -41086,7 +41086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -41702,7 +41702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -42141,7 +42141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -42398,7 +42398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -42634,7 +42634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -42856,7 +42856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -43078,7 +43078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -43300,7 +43300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -43522,7 +43522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -43744,7 +43744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -43966,7 +43966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -45406,7 +45406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -45795,7 +45795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -46234,7 +46234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -46491,7 +46491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -47072,7 +47072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -47310,7 +47310,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -47729,7 +47729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -47951,7 +47951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -48390,7 +48390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -48996,7 +48996,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -49853,7 +49853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -50272,7 +50272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -51265,7 +51265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -51704,7 +51704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -51961,7 +51961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -52445,7 +52445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -52702,7 +52702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -52954,7 +52954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -53206,7 +53206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConflictError"];
                 };
             };
-            /** @description Request body larger than 1 MiB */
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -7,11 +7,13 @@ import { AppError, kindOfStatus, type ErrorKind } from './errors.ts';
 import { toValidationError, type RouteMessages } from './validation.ts';
 
 const FASTIFY_ERRORS: Record<string, [ErrorKind, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body exceeds the 1 MiB limit'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Content-Type must be application/json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 'Content-Length does not match the body'],
   FST_ERR_CTP_INVALID_JSON_BODY: ['bad_request', 'Request body is not valid JSON'],
 };
+
+/** `1 MiB`, `64 KiB`: a body limit as the messages name it. */
+const sizeOf = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`);
 
 // Connection-level failures of either store: the request may succeed once the store is back.
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300', 'ERR_SQLITE_BUSY']);
@@ -52,6 +54,8 @@ export function installErrorHandler(app: FastifyInstance): void {
       const messages = (request.routeOptions.config as { messages?: RouteMessages }).messages;
       return answer(reply, toValidationError(error.validation as never, error.validationContext ?? 'body', messages));
     }
+    // A route may take less than the app's 1 MiB (public routes, public/surface.ts): the message names its limit.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return answer(reply, new AppError('payload_too_large', `Request body exceeds the ${sizeOf(request.routeOptions.bodyLimit)} limit`));
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) return answer(reply, new AppError(known[0], known[1]));
     if (error instanceof SyntaxError && error.statusCode === 400) return answer(reply, new AppError('bad_request', 'Request body is not valid JSON'));

@@ -45,10 +45,19 @@ const isJson = (text: string) => {
   }
 };
 
-export function installJsonBodies(app: FastifyInstance): void {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body's bytes as received, on routes that verify a signature over them (public/surface.ts). */
+    rawBody?: Buffer;
+  }
+}
+
+/** Installs the JSON parser in `app`'s context; `keepRaw` keeps each body's bytes as `request.rawBody`. */
+export function installJsonBodies(app: FastifyInstance, options: { keepRaw?: boolean } = {}): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    if (options.keepRaw) request.rawBody = body;
     if (body.length === 0) return done(null, {});
     let text: string;
     try {

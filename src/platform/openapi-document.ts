@@ -21,6 +21,8 @@ type Operation = Json & { operationId?: string; parameters?: Json[]; requestBody
 /** The per-route facts the transform passes on (openapi.ts). */
 export interface RouteFacts {
   public: boolean;
+  /** The statuses a public route answers though it takes no key: 403 (an origin refused), 401 (a signature). */
+  refuses?: number[];
   /** Request bodies the route parses itself, by media type (route config `parsedBodies`). */
   parsedBodies?: Record<string, { schema: unknown }>;
 }
@@ -188,8 +190,7 @@ function platformStatuses(method: string, path: string, facts: RouteFacts): stri
 function completeResponses(op: Operation, method: string, path: string, facts: RouteFacts, components: Components): void {
   const responses = op.responses;
   if (facts.public) {
-    delete responses['401'];
-    delete responses['403'];
+    for (const status of [401, 403]) if (!facts.refuses?.includes(status)) delete responses[String(status)];
   }
   for (const status of platformStatuses(method, path, facts)) responses[status] ??= { description: ERROR_DESCRIPTIONS[Number(status)] };
   const idempotent = WRITES.has(method) && !facts.public;

@@ -17,7 +17,7 @@ export const openApiOptions = (tags: Array<{ name: string; description: string }
   // need no key; the route's facts go to the completion of the document.
   transform: ({ schema, url, route }) => {
     const { summary, operationId, security } = (schema ?? {}) as { summary?: string; operationId?: string; security?: unknown };
-    const facts: RouteFacts = { public: route.config?.public === true, parsedBodies: route.config?.parsedBodies };
+    const facts: RouteFacts = { public: route.config?.public === true, refuses: route.config?.refuses, parsedBodies: route.config?.parsedBodies };
     return {
       schema: {
         ...schema,

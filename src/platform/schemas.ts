@@ -70,7 +70,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found, or not visible to this key',
   408: 'The request (headers and body) was not received in time',
   409: 'Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later)',
-  413: 'Request body larger than 1 MiB',
+  413: 'Request body larger than the route\'s limit: 1 MiB (64 KiB on public routes)',
   414: 'A path segment of the URL is longer than 100 characters',
   415: 'Content-Type is not application/json',
   417: 'An `Expect` header other than `100-continue`',

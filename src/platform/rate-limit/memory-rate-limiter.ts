@@ -93,12 +93,12 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#now = now;
   }
 
-  async hit(key: string): Promise<RateLimitDecision> {
-    return this.hitSync(key);
+  async hit(key: string, limits?: RateLimits): Promise<RateLimitDecision> {
+    return this.hitSync(key, limits);
   }
 
-  hitSync(key: string): RateLimitDecision {
-    const { perSecond, perMinute } = this.#limits;
+  hitSync(key: string, limits: RateLimits = this.#limits): RateLimitDecision {
+    const { perSecond, perMinute } = limits;
     const now = this.#now();
     let window = this.#windows.get(key);
     if (!window) {
@@ -112,19 +112,18 @@ export class MemoryRateLimiter implements RateLimiter {
     const minuteFull = minuteEdge > now - 60_000;
     if (secondFull || minuteFull) {
       const waitMs = Math.max(secondFull ? secondEdge + 1000 - now : 0, minuteFull ? minuteEdge + 60_000 - now : 0);
-      return { allowed: false, remaining: this.#remaining(window, now), reset: this.#reset(window, now), retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };
+      return { allowed: false, remaining: this.#remaining(window, now, perMinute), reset: this.#reset(window, now, perMinute), retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };
     }
     window.push(now);
-    return { allowed: true, remaining: this.#remaining(window, now), reset: this.#reset(window, now), retryAfter: 0 };
+    return { allowed: true, remaining: this.#remaining(window, now, perMinute), reset: this.#reset(window, now, perMinute), retryAfter: 0 };
   }
 
-  #remaining(window: Window, now: number): number {
-    const { perMinute } = this.#limits;
+  #remaining(window: Window, now: number, perMinute: number): number {
     return Math.max(0, perMinute - Math.min(perMinute, window.countAfter(now - MINUTE_MS)));
   }
 
-  #reset(window: Window, now: number): number {
-    const used = this.#limits.perMinute - this.#remaining(window, now);
+  #reset(window: Window, now: number, perMinute: number): number {
+    const used = perMinute - this.#remaining(window, now, perMinute);
     const oldest = used > 0 ? window.recent(used) : now;
     return Math.ceil((oldest + 60_000) / 1000);
   }

@@ -18,9 +18,10 @@ export interface RateLimits {
 }
 
 export interface RateLimiter {
-  hit(key: string): Promise<RateLimitDecision>;
+  /** Charges `key`; `limits` replace the limiter's own for this key (a budget of its own, like a public link's). */
+  hit(key: string, limits?: RateLimits): Promise<RateLimitDecision>;
   /** The same decision without a promise, for limiters that decide in-process. */
-  hitSync?(key: string): RateLimitDecision;
+  hitSync?(key: string, limits?: RateLimits): RateLimitDecision;
   /** Resolves once the limiter can enforce limits (or has given up waiting for its store). */
   ready?(): Promise<void>;
   close(): Promise<void>;

@@ -87,8 +87,8 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
-  async hit(key: string): Promise<RateLimitDecision> {
-    const { perSecond, perMinute } = this.#limits;
+  async hit(key: string, limits: RateLimits = this.#limits): Promise<RateLimitDecision> {
+    const { perSecond, perMinute } = limits;
     try {
       const [allowed, remaining, resetMs, waitMs] = await this.#redis.rateLimit(`rl:${key}`, perSecond, perMinute, `${this.#instance}-${this.#counter++}`);
       return { allowed: allowed === 1, remaining: Math.max(0, remaining), reset: Math.ceil(resetMs / 1000), retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };

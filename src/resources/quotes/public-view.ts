@@ -4,9 +4,9 @@ import type { Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../platform/errors.ts';
+import { findLink } from '../../platform/public/link-tokens.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import type { Scope } from '../../platform/scope.ts';
-import { hashSecret } from '../../platform/tokens.ts';
 import type { PublicQuoteSchema } from './quotes.schemas.ts';
 import { stateAt, storedLines } from './quotes.store.ts';
 import type { Link } from './transitions.ts';
@@ -14,10 +14,10 @@ import type { Link } from './transitions.ts';
 export type PublicQuote = Static<typeof PublicQuoteSchema>;
 
 /** The link of a token (found by its hash), with the tenant it belongs to: looked up before any tenant is known. */
-export async function findLink(db: Kysely<DB>, token: string): Promise<{ scope: Scope; link: Link }> {
-  const row = await db.selectFrom('quote_links').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst();
-  if (!row) throw notFound('Quote not found');
-  return { scope: { orgId: row.org_id, mode: row.mode }, link: { quote_id: row.quote_id } };
+export async function findQuoteLink(db: Kysely<DB>, token: string): Promise<{ scope: Scope; link: Link }> {
+  const found = await findLink(db, 'quote_links', token);
+  if (!found) throw notFound('Quote not found');
+  return { scope: found.scope, link: { quote_id: found.row.quote_id } };
 }
 
 export async function sellerName(db: Kysely<DB>, scope: Scope): Promise<string> {

@@ -1,53 +1,38 @@
 // The public side of quotes, with no API key: the page of a sent quote (`/q/{token}`), the same as
 // JSON, and the recipient's answers. The token is the only credential: unknown tokens and those of an
-// earlier revision are 404. Every route is limited per client address (PUBLIC_RATE_LIMIT_*).
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// earlier revision are 404. Routes of the public surface (platform/public/): limited per client
+// address (PUBLIC_RATE_LIMIT_*) and per token, no CORS (the page posts to its own origin).
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { setLimitHeaders } from '../../platform/auth.ts';
 import { AppError } from '../../platform/errors.ts';
 import { nowSeconds } from '../../platform/ids.ts';
+import { publicRoutes } from '../../platform/public/surface.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { Data, errorResponses } from '../../platform/schemas.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { missingPage, PAGE_HEADERS, quotePage } from './quote-page.ts';
 import { AcceptBody, DeclineBody, PublicQuoteSchema, TokenParams } from './quotes.schemas.ts';
-import { findLink, publicView, sellerName } from './public-view.ts';
+import { findQuoteLink, publicView, sellerName } from './public-view.ts';
 import { stateAt } from './quotes.store.ts';
 import { acceptQuote, declineQuote, quoteByLink, viewQuote, type Link } from './transitions.ts';
 
 const tags = ['Public quotes'];
-const config = { public: true };
 const security: never[] = [];
 
-/** Charges the client address; 429 past the public limits. */
-async function limitAddress(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const { publicLimiter, config: c } = request.server.services;
-  const limits = { perSecond: c.publicRateLimitPerSecond, perMinute: c.publicRateLimitPerMinute };
-  const decision = await publicLimiter.hit(`public:${request.ip}`);
-  setLimitHeaders(reply, limits, decision);
-  if (!decision.allowed) {
-    throw new AppError('rate_limited', `Rate limit exceeded: at most ${limits.perSecond} requests per second and ${limits.perMinute} per minute per client address; retry after ${decision.retryAfter} s`, {
-      headers: { 'retry-after': String(decision.retryAfter) },
-    });
-  }
-}
-
 export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void> {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { database, writes } = app.services;
-  app.addHook('onRequest', limitAddress);
+  const routes = publicRoutes(fastify);
+  const { database, writes } = fastify.services;
 
   /** Runs a write of the link's tenant (no key made it), tells its live listeners, answers the public form. */
-  async function write(found: Awaited<ReturnType<typeof findLink>>, work: (w: WriteContext, link: Link) => Promise<Row>) {
+  async function write(found: Awaited<ReturnType<typeof findQuoteLink>>, work: (w: WriteContext, link: Link) => Promise<Row>) {
     const row = await writes.run(found.scope, (w) => work(w, found.link));
-    app.services.notify(found.scope);
+    fastify.services.notify(found.scope);
     return publicView(row, await sellerName(database.db, found.scope), nowSeconds());
   }
 
   /** The quote of a token as its recipient sees it; the first view of a sent quote records it. */
   async function view(token: string) {
-    const found = await findLink(database.db, token);
+    const found = await findQuoteLink(database.db, token);
     const row = await quoteByLink(database.db, found.scope, found.link);
     if (stateAt(String(row.status), row.valid_until, nowSeconds()) === 'sent') return write(found, viewQuote);
     return publicView(row, await sellerName(database.db, found.scope), nowSeconds());
@@ -55,35 +40,35 @@ export async function publicQuoteRoutes(fastify: FastifyInstance): Promise<void>
 
   const answered = (description: string) => ({ 200: Data(PublicQuoteSchema, description), ...errorResponses(404, 409) });
 
-  app.get('/v1/public/quotes/:token', {
-    config,
+  routes.get('/v1/public/quotes/:token', {
+    token: 'token',
     schema: {
       tags, security, params: TokenParams, operationId: 'getPublicQuote', summary: 'Get a quote by its public link',
-      description: 'A sent quote as its recipient sees it, with no API key: lines, amounts, terms and its state as of now. The first view of a sent quote makes it `viewed` (`quote.viewed`). An unknown token, or one of an earlier revision (edit-as-draft), is 404 `Quote not found`. Limited per client address.',
+      description: 'A sent quote as its recipient sees it, with no API key: lines, amounts, terms and its state as of now. The first view of a sent quote makes it `viewed` (`quote.viewed`). An unknown token, or one of an earlier revision (edit-as-draft), is 404 `Quote not found`. Limited per client address and per link.',
       response: { 200: Data(PublicQuoteSchema, 'The quote'), ...errorResponses(404) },
     },
   }, async (req) => ({ data: await view(req.params.token) }));
 
-  app.post('/v1/public/quotes/:token/accept', {
-    config,
+  routes.post('/v1/public/quotes/:token/accept', {
+    token: 'token',
     schema: {
       tags, security, params: TokenParams, body: AcceptBody, summary: 'Accept a quote',
       description: 'Accepts a sent or viewed quote in the name given (`name`, the signer\'s full name; blank is 400), recording the name, the time and the client address, and records `quote.accepted`. Nothing else follows automatically: the seller decides what happens to the deal. A quote that is accepted, declined, expired or void is 409; an unknown or earlier-revision token 404.',
       response: answered('The accepted quote'),
     },
-  }, async (req) => ({ data: await write(await findLink(database.db, req.params.token), (w, link) => acceptQuote(w, link, req.body.name, req.ip)) }));
+  }, async (req) => ({ data: await write(await findQuoteLink(database.db, req.params.token), (w, link) => acceptQuote(w, link, req.body.name, req.ip)) }));
 
-  app.post('/v1/public/quotes/:token/decline', {
-    config,
+  routes.post('/v1/public/quotes/:token/decline', {
+    token: 'token',
     schema: {
       tags, security, params: TokenParams, body: DeclineBody, summary: 'Decline a quote',
       description: 'Declines a sent or viewed quote with an optional `reason` for the seller, and records `quote.declined`. A quote that is accepted, declined, expired or void is 409; an unknown or earlier-revision token 404.',
       response: answered('The declined quote'),
     },
-  }, async (req) => ({ data: await write(await findLink(database.db, req.params.token), (w, link) => declineQuote(w, link, req.body?.reason)) }));
+  }, async (req) => ({ data: await write(await findQuoteLink(database.db, req.params.token), (w, link) => declineQuote(w, link, req.body?.reason)) }));
 
-  app.get('/q/:token', {
-    config,
+  routes.get('/q/:token', {
+    token: 'token',
     schema: {
       tags, security, params: TokenParams, operationId: 'getQuotePage', summary: 'The page of a quote',
       querystring: Type.Object({}, { additionalProperties: true, description: 'Ignored: links opened from mail may gain tracking parameters' }),

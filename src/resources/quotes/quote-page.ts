@@ -3,6 +3,7 @@
 // post to the public JSON endpoints (the script sends them as JSON and reloads the page); the
 // Content-Security-Policy allows exactly this style, this script and requests to this origin.
 import { createHash } from 'node:crypto';
+import { pageHeaders } from '../../platform/public/pages.ts';
 import type { PublicQuote } from './public-view.ts';
 
 const STYLE = `
@@ -55,10 +56,8 @@ export const PAGE_CSP = [
   "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
-/** Headers of every public page: the policy, no sniffing, and the token never leaves in a Referer. */
-export const PAGE_HEADERS = {
-  'content-security-policy': PAGE_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store',
-};
+/** The headers of the page (and of its 404 page): the public surface's, with this policy. */
+export const PAGE_HEADERS = pageHeaders(PAGE_CSP);
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
