@@ -13,7 +13,6 @@ import type {
   RawServerDefault, RouteGenericInterface, RouteHandlerMethod, RouteOptions,
 } from 'fastify';
 import { AppError } from '../errors.ts';
-import { nowSeconds } from '../ids.ts';
 import { installJsonBodies } from '../json-body.ts';
 import type { RateLimits } from '../rate-limit/rate-limiter.ts';
 import { answerPreflight, applyCors, type CorsPolicy } from './cors.ts';
@@ -77,7 +76,8 @@ function keepRawBodies(scoped: FastifyInstance): void {
 const verifying = (check: SignatureCheck) => async (request: FastifyRequest): Promise<void> => {
   const form = request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ? request.body as Record<string, string | string[]> : undefined;
   const signed = { url: `${request.protocol}://${request.host}${request.url}`, headers: request.headers, rawBody: request.rawBody ?? Buffer.alloc(0), form };
-  const verdict = verifySignature(check.scheme, await check.secrets(request), signed, nowSeconds());
+  // The real time, not the service's clock: the provider signed by its own (clock.ts).
+  const verdict = verifySignature(check.scheme, await check.secrets(request), signed, Math.floor(Date.now() / 1000));
   if (!verdict.ok) throw new AppError('unauthorized', verdict.reason);
 };
 
