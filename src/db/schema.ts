@@ -278,6 +278,8 @@ export interface JobsTable extends Tenant {
   kind: string;
   payload: string;
   concurrency_key: string | null;
+  /** The tenant's key of a scheduled job (`w.schedule`): at most one waiting job per key. */
+  schedule_key: string | null;
   status: string;
   run_at: number;
   attempts: number;

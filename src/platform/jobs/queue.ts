@@ -15,6 +15,15 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses of jobs that will run: never tried, waiting to retry, or running (due when the lease ends). */
 const PENDING = ['queued', 'failed', 'running'] as const;
+
+/**
+ * A job's `schedule_key` as it goes back to waiting (a retry, a release, an operator's retry): its
+ * own, unless the key was given to a newer job meanwhile (`w.schedule` while it ran), which is then
+ * the record's next run; this one runs on without a key. At most one waiting job holds a key.
+ */
+const keyKept = sql<string | null>`case when schedule_key is not null and exists (select 1 from jobs newer
+  where newer.org_id = jobs.org_id and newer.mode = jobs.mode and newer.schedule_key = jobs.schedule_key
+  and newer.status in ('queued', 'failed') and newer.id <> jobs.id) then null else schedule_key end`;
 const ERROR_MAX = 2000;
 
 /**
@@ -143,7 +152,7 @@ export async function settleJobs(tx: Kysely<DB>, jobs: readonly SettledJob[]): P
   for (const { job, outcome } of jobs) {
     if (outcome.status === 'succeeded') continue;
     const row = await leased().where('org_id', '=', job.org_id).where('mode', '=', job.mode).where('id', '=', job.id).where('lease_token', '=', job.lease_token)
-      .set({ status: outcome.status, run_at: outcome.runAt, lease_token: null, lease_until: null, last_error: outcome.error.slice(0, ERROR_MAX), updated_at: now })
+      .set({ status: outcome.status, run_at: outcome.runAt, lease_token: null, lease_until: null, last_error: outcome.error.slice(0, ERROR_MAX), updated_at: now, schedule_key: keyKept })
       .returning(['org_id', 'mode', 'id']).executeTakeFirst();
     if (row) held.add(jobKey(row));
   }
@@ -163,7 +172,7 @@ export async function releaseJobs(db: Kysely<DB>, tokens: string[]): Promise<voi
   if (tokens.length === 0) return;
   const now = nowMillis();
   await db.updateTable('jobs').where('status', '=', 'running').where('lease_token', 'in', tokens)
-    .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_token: null, lease_until: null, run_at: now, updated_at: now }))
+    .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_token: null, lease_until: null, run_at: now, updated_at: now, schedule_key: keyKept }))
     .execute();
 }
 
@@ -189,7 +198,7 @@ export async function enqueueOnce(db: Kysely<DB>, id: string, kind: string, maxA
 export function describeJob(r: JobRow) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
   return {
-    id: r.id, org_id: r.org_id || null, mode: r.mode, kind: r.kind, status: r.status, attempts: Number(r.attempts), max_attempts: Number(r.max_attempts),
+    id: r.id, org_id: r.org_id || null, mode: r.mode, kind: r.kind, key: r.schedule_key, status: r.status, attempts: Number(r.attempts), max_attempts: Number(r.max_attempts),
     run_at: iso(r.run_at), last_error: r.last_error, payload: JSON.parse(r.payload) as unknown, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
   };
 }
@@ -206,7 +215,7 @@ export async function listJobs(db: Kysely<DB>, filter: { status?: string; kind?:
 export async function retryJob(db: Kysely<DB>, id: string) {
   const now = nowMillis();
   const row = await db.updateTable('jobs').where('id', '=', id).where('status', 'in', ['failed', 'dead'])
-    .set({ status: 'queued', attempts: 0, run_at: now, updated_at: now }).returningAll().executeTakeFirst();
+    .set({ status: 'queued', attempts: 0, run_at: now, updated_at: now, schedule_key: keyKept }).returningAll().executeTakeFirst();
   return row && describeJob(row);
 }
 

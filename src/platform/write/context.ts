@@ -16,7 +16,7 @@ import { Deferred, mergedInserts, type DeferredStatement, type QueuedInsert } fr
 import { runEnd, storeResponses, type StoredResponse } from './end.ts';
 import { pendingEvent, type Actor, type PendingEvent } from './events.ts';
 import { fanOut } from './fanout.ts';
-import { jobRow, type EnqueueOptions } from './jobs.ts';
+import { jobRow, KeyedJobs, type EnqueueOptions, type KindName } from './jobs.ts';
 import { bare, isRefusal, PartRefused, underSavepoint, type Attempted } from './parts.ts';
 import { Answers, forgetAllShared, forgetShared, sharedRead, type ReadAhead } from './read-ahead.ts';
 
@@ -30,6 +30,7 @@ export class WriteContext {
   readonly #tally = new Tally();
   readonly #later: Deferred;
   readonly #jobs: JobsTable[] = [];
+  readonly #keyed = new KeyedJobs();
   readonly #guarded: boolean;
   #actor: Actor | null;
   readonly #answers = new Answers();
@@ -192,11 +193,13 @@ export class WriteContext {
     const events = this.#events.length;
     const later = this.#later.length;
     const restoreTally = this.#tally.snapshot();
+    const restoreKeyed = this.#keyed.snapshot();
     return underSavepoint(this.tx, this.dialect, work, () => this.flush(), () => {
       forgetAllShared(this.tx);
       this.#events.length = events;
       this.#later.truncate(later);
       restoreTally();
+      restoreKeyed();
     });
   }
 
@@ -209,6 +212,23 @@ export class WriteContext {
     const row = jobRow(this.scope, kind, payload, options);
     this.#jobs.push(row);
     return row.id;
+  }
+
+  /**
+   * Schedules the tenant's job of `key` (a record's next step, reminder or expiry: `quote.expiry:<id>`)
+   * at `runAt` (milliseconds), replacing the one of that key still waiting, if any: committed with the
+   * write like `enqueue`, and the last word of the write on a key stands. A job of the key already
+   * running is left to finish; this one runs at its own time. Returns the job's id.
+   */
+  schedule<P>(key: string, kind: KindName<P>, payload: P, runAt: number): string {
+    const row = jobRow(this.scope, kind, payload, { runAt }, key);
+    this.#keyed.set(key, row);
+    return row.id;
+  }
+
+  /** Cancels the tenant's waiting job of `key` (none: nothing to do), with the write. */
+  cancel(key: string): void {
+    this.#keyed.set(key, null);
   }
 
   /**
@@ -229,6 +249,7 @@ export class WriteContext {
     const statements = this.#later.take();
     statements.push(...this.#tally.moveStatements(this.tx, this.dialect, this.scope));
     if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));
+    statements.push(...this.#keyed.statements(this.tx, this.scope));
     if (this.#events.length > 0) {
       statements.push(...fanOut(this, this.#events));
       const base = this.#seq;
