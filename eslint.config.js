@@ -26,6 +26,13 @@ export default tseslint.config(
     },
   },
   {
+    // Migrations are frozen: a released one must build the same schema forever.
+    files: ['src/db/migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)(platform|resources|orgs)/', message: 'A migration imports no kernel or group code: use (or add) a frozen helper in src/db/migration-helpers.ts.' }] }],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',

@@ -1,16 +1,17 @@
 // Migrations run at start and by `cli migrate`. Kysely's Migrator serializes concurrent runs: an
 // advisory lock on PostgreSQL, BEGIN IMMEDIATE on SQLite (see node-sqlite-dialect.ts).
+import { sql } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { Database } from './database.ts';
 import { initial } from './migrations/0001-initial.ts';
 import { contactTitleTrigrams } from './migrations/0002-contact-title-trigrams.ts';
 import { tenantKeys } from './migrations/0003-tenant-keys.ts';
 import { agencyScopes } from './migrations/0005-agency-scopes.ts';
-import { idempotencyLease } from './migrations/0006-idempotency-lease.ts';
 import { jobsWebhooks } from './migrations/0004-jobs-webhooks.ts';
 import { customFields } from './migrations/0006-custom-fields.ts';
 import { search } from './migrations/0007-search.ts';
 import { listMembers } from './migrations/0008-list-members.ts';
+import { idempotencyLease } from './migrations/0009-idempotency-lease.ts';
 import { deals } from './migrations/0010-deals.ts';
 import { checklists } from './migrations/0011-checklists.ts';
 import { filterIndexes } from './migrations/0014-filter-indexes.ts';
@@ -31,11 +32,11 @@ export function migrations(database: Database): Record<string, Migration> {
     '0002-contact-title-trigrams': contactTitleTrigrams(database.dialect),
     '0003-tenant-keys': tenantKeys(database.dialect),
     '0005-agency-scopes': agencyScopes(database.dialect),
-    '0006-idempotency-lease': idempotencyLease,
     '0004-jobs-webhooks': jobsWebhooks(database.dialect),
     '0006-custom-fields': customFields(database.dialect),
     '0007-search': search(database.dialect),
     '0008-list-members': listMembers(database.dialect),
+    '0009-idempotency-lease': idempotencyLease,
     '0010-deals': deals(database.dialect),
     '0011-checklists': checklists(database.dialect),
     '0014-filter-indexes': filterIndexes,
@@ -51,7 +52,35 @@ export function migrations(database: Database): Record<string, Migration> {
   };
 }
 
+/**
+ * Migrations released under another name: the name a store recorded, and the one it has now.
+ * `0009-idempotency-lease` was released as a second `0006` (two changes reserved the same number).
+ * Kysely refuses to run when a name it recorded is no longer among the migrations, so a plain
+ * rename would stop every store that ran the old one; and a migration cannot do the rename, since
+ * Kysely checks the recorded names before it runs any. So the recorded name is rewritten first, in
+ * one statement per name, which is idempotent: processes starting together may both run it. A
+ * process of an earlier version started on a store renamed so refuses to start (the name it knows
+ * is missing) rather than running the migration twice. Entries stay here for good: a store may
+ * skip any number of versions.
+ */
+export const RENAMED_MIGRATIONS: ReadonlyArray<readonly [recorded: string, now: string]> = [
+  ['0006-idempotency-lease', '0009-idempotency-lease'],
+];
+
+/** Rewrites the names of renamed migrations in Kysely's table, where it exists (a fresh store has none). */
+async function renameRecorded(database: Database): Promise<void> {
+  const exists = database.dialect === 'postgres'
+    ? sql<{ found: string | null }>`select to_regclass('kysely_migration')::text as found`
+    : sql<{ found: string | null }>`select name as found from sqlite_master where type = 'table' and name = 'kysely_migration'`;
+  const { rows } = await exists.execute(database.db);
+  if (!rows[0]?.found) return;
+  for (const [recorded, now] of RENAMED_MIGRATIONS) {
+    await sql`update kysely_migration set name = ${now} where name = ${recorded}`.execute(database.db);
+  }
+}
+
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  await renameRecorded(database);
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations(database) },

@@ -7,7 +7,7 @@
 // `|a|b|` of its sorted values.
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes, createTenantTable, createTenantUnique } from '../../platform/resource/migration.ts';
+import { columnTypes, createTenantTable, createTenantUnique } from '../migration-helpers.ts';
 
 /** The record tables of the resources that opt in to custom fields. */
 export const CUSTOM_FIELD_TABLES = ['contacts', 'companies'];

@@ -3,7 +3,7 @@
 // PostgreSQL (see platform/resource/search-index.ts). The columns are those the definitions declare in
 // `search`; a change of them is a new migration, which test/resources/search.test.ts checks.
 import type { Kysely } from 'kysely';
-import { createSearchIndex } from '../../platform/resource/search-index.ts';
+import { createSearchIndex } from '../migration-helpers.ts';
 import type { Dialect } from '../database.ts';
 
 export const SEARCH_COLUMNS = {

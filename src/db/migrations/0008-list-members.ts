@@ -1,7 +1,7 @@
 // Lists of type companies or deals hold their records as members.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes } from '../../platform/resource/migration.ts';
+import { columnTypes } from '../migration-helpers.ts';
 
 export function listMembers(dialect: Dialect) {
   return {

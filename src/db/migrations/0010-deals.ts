@@ -2,7 +2,7 @@
 // per-stage totals that answer the deals summary without reading the deals.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes, createTenantTable, createTenantUnique } from '../../platform/resource/migration.ts';
+import { columnTypes, createTenantTable, createTenantUnique } from '../migration-helpers.ts';
 
 export function deals(dialect: Dialect) {
   const { big, json } = columnTypes(dialect);

@@ -2,8 +2,7 @@
 // organization's own evidence keys beside the built-in library, and the evidence recorded on deals.
 // Deals become searchable by full text (see platform/resource/search-index.ts).
 import type { Kysely } from 'kysely';
-import { createSearchIndex } from '../../platform/resource/search-index.ts';
-import { columnTypes, createTenantTable, createTenantUnique } from '../../platform/resource/migration.ts';
+import { columnTypes, createSearchIndex, createTenantTable, createTenantUnique } from '../migration-helpers.ts';
 import type { Dialect } from '../database.ts';
 
 /** The full-text columns of deals, as their definition declares them in `search`. */

@@ -3,8 +3,7 @@
 // indexes that page a record's timeline (its events and its campaign enrollments, newest first).
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes, createTenantTable, createTenantUnique } from '../../platform/resource/migration.ts';
-import { createSearchIndex } from '../../platform/resource/search-index.ts';
+import { columnTypes, createSearchIndex, createTenantTable, createTenantUnique } from '../migration-helpers.ts';
 
 export const TASK_NOTE_SEARCH_COLUMNS = {
   tasks: ['title', 'description'],

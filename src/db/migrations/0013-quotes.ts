@@ -3,8 +3,7 @@
 // up by token before any organization is known (like API keys by their hash): its key is the token.
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes, createTenantTable, createTenantUnique } from '../../platform/resource/migration.ts';
-import { createSearchIndex } from '../../platform/resource/search-index.ts';
+import { columnTypes, createSearchIndex, createTenantTable, createTenantUnique } from '../migration-helpers.ts';
 
 /** The full-text fields of products and quotes (their definitions' `search`). */
 export const QUOTE_SEARCH_COLUMNS = {

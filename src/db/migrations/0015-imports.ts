@@ -3,7 +3,7 @@
 // process can stream an export (see docs/architecture.md, Imports and exports).
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes, createTenantTable } from '../../platform/resource/migration.ts';
+import { columnTypes, createTenantTable } from '../migration-helpers.ts';
 
 export function imports(dialect: Dialect) {
   const { big, json } = columnTypes(dialect);

@@ -2,7 +2,7 @@
 // the list route's filters: the search is kept beside them, null for an export by filters.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
-import { columnTypes } from '../../platform/resource/migration.ts';
+import { columnTypes } from '../migration-helpers.ts';
 
 export function exportSearch(dialect: Dialect) {
   const { json } = columnTypes(dialect);

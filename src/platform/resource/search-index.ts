@@ -1,13 +1,15 @@
 // The full-text index of a searchable resource, in each store's own engine, and the expressions that
 // query it. Both stores see the same words: runs of letters and digits, case-folded, so `q` means the
 // same thing on either (every word of `q` is the beginning of a word of one of the indexed fields).
+// The migrations create the index (createSearchIndex of src/db/migration-helpers.ts):
 // SQLite: an FTS5 table `<table>_search` over the fields (external content, keyed by the row's rowid),
 //   kept in step by triggers, so every writer of the table (the kernel, the sandbox seed, bulk
 //   relinks) maintains it in its own transaction. A VACUUM may renumber rowids: run
 //   `insert into <table>_search(<table>_search) values('rebuild')` after one.
 // PostgreSQL: a GIN index on the `simple` tsvector of the fields, an expression of the row itself, so
-//   it is current as soon as the row is, with no trigger at all.
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+//   it is current as soon as the row is, with no trigger at all. `pgDocument` must name the index's
+//   expression exactly, or the planner cannot use the index.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 
 /** The words of a text as both engines cut it: runs of letters and digits, lower-cased. */
@@ -21,32 +23,6 @@ export const searchTable = (table: string) => `${table}_search`;
 function pgDocument(table: string, columns: string[]): RawBuilder<unknown> {
   const joined = sql.join(columns.map((c) => sql`coalesce(${sql.ref(`${table}.${c}`)}, '')`), sql` || ' ' || `);
   return sql`to_tsvector('simple'::regconfig, regexp_replace(${joined}, '[^[:alnum:]]+', ' ', 'g'))`;
-}
-
-/** Creates the full-text index of `table` over `columns` (run by a migration). */
-export async function createSearchIndex(db: Kysely<unknown>, dialect: Dialect, table: string, columns: string[]): Promise<void> {
-  const fts = searchTable(table);
-  if (dialect === 'postgres') {
-    // Index expressions name columns bare; the same expression with qualified names matches it.
-    const bare = sql.join(columns.map((c) => sql`coalesce(${sql.ref(c)}, '')`), sql` || ' ' || `);
-    await sql`create index ${sql.id(fts)} on ${sql.table(table)} using gin (to_tsvector('simple'::regconfig, regexp_replace(${bare}, '[^[:alnum:]]+', ' ', 'g')))`.execute(db);
-    return;
-  }
-  const cols = sql.join(columns.map((c) => sql.id(c)));
-  const news = sql.join(columns.map((c) => sql.ref(`new.${c}`)));
-  const olds = sql.join(columns.map((c) => sql.ref(`old.${c}`)));
-  await sql`create virtual table ${sql.id(fts)} using fts5(${cols}, content=${sql.lit(table)}, content_rowid='rowid', tokenize='unicode61 remove_diacritics 0', prefix='2 3')`.execute(db);
-  await sql`insert into ${sql.id(fts)}(${sql.id(fts)}) values('rebuild')`.execute(db);
-  await sql`create trigger ${sql.id(`${fts}_insert`)} after insert on ${sql.table(table)} begin
-    insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${news});
-  end`.execute(db);
-  await sql`create trigger ${sql.id(`${fts}_delete`)} after delete on ${sql.table(table)} begin
-    insert into ${sql.id(fts)}(${sql.id(fts)}, rowid, ${cols}) values ('delete', old.rowid, ${olds});
-  end`.execute(db);
-  await sql`create trigger ${sql.id(`${fts}_update`)} after update of ${cols} on ${sql.table(table)} begin
-    insert into ${sql.id(fts)}(${sql.id(fts)}, rowid, ${cols}) values ('delete', old.rowid, ${olds});
-    insert into ${sql.id(fts)}(rowid, ${cols}) values (new.rowid, ${news});
-  end`.execute(db);
 }
 
 /** The engine's query for `words`: every word, as a prefix. Words are letters and digits only. */
