@@ -1,19 +1,22 @@
-// Tenant isolation, generated from the route table: every route that takes an id is called on
-// another tenant's real objects with every kind of wrong credential, and must answer exactly as for
-// an id that does not exist (or 401/403), leaving the owner's data unchanged. Cursors, idempotency
-// keys and ids inside bodies and filters never cross tenants either. Every route is documented.
+// Tenant isolation, generated from the route table: every route refuses missing and foreign
+// credentials (401/403) and an X-Org-Id it may not act for, leaving the owner's data unchanged.
+// Cursors, idempotency keys and ids inside bodies and filters never cross tenants either. Every
+// route is documented, and every resource group has its shards of the route walks (walks/shards.ts):
+// the walk of each route that takes an id on another tenant's objects runs there (walks/isolation.ts).
 import { afterAll, describe, expect, it } from 'vitest';
 import { capturedLogs, isPostgres, testApp } from '../helpers/app.ts';
 import { absentLike, accepts, bodySchema, fill, fillRoute, guarded, isDocsRoute, loadApi, queryParams, type ApiRoute } from './support/api.ts';
-import { actor, freshOrg, send, type Actor, type Org, type Params } from './support/actors.ts';
-import { bodyFor, factoryFor, FACTORIES, make, ORG_WIDE_FOR_LIVE_KEYS, paramsFor, referenceValue, routeFactoryKey } from './support/factories.ts';
+import { actor, freshOrg, send, type Actor, type Org } from './support/actors.ts';
+import { bodyFor, FACTORIES, make, paramsFor, referenceValue, routeFactoryKey } from './support/factories.ts';
 import { reportFigures } from './support/figures.ts';
-import { json, type Reply } from './support/reply.ts';
+import { json } from './support/reply.ts';
 import { isReference } from './support/schema-values.ts';
 import { expectNoSecretsInLogs } from './support/secrets.ts';
 import { snapshot } from './support/snapshot.ts';
+import { label, UNLIMITED } from './walks/hostile-app.ts';
+import { callRoute } from './walks/isolation.ts';
+import { shardFile, shardFiles, shardsOf } from './walks/shards.ts';
 
-const UNLIMITED = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_PER_MINUTE: '100000000' };
 const app = await testApp({ env: UNLIMITED });
 const api = await loadApi(app);
 
@@ -26,7 +29,6 @@ const A_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyXzEyMyIsImV4
 const OPERATIONAL = new Set(['GET /healthz', 'GET /v1/openapi.json']);
 
 const idRoutes = guarded(api).filter((r) => r.params.length > 0);
-const label = (r: ApiRoute) => `${r.method} ${r.url}`;
 
 afterAll(async () => {
   reportFigures(import.meta.filename, isPostgres() ? 'postgres' : 'sqlite');
@@ -34,41 +36,8 @@ afterAll(async () => {
   await app.close();
 });
 
-/** Calls `route` as `actor` with these params and a valid body of the actor's own. */
-async function callRoute(actor: Actor, route: ApiRoute, params: Params, headers?: Record<string, string>): Promise<Reply> {
-  return actor.call(route.method, fillRoute(route, params), { body: await bodyFor(api, actor, route, params), headers });
-}
-
 /** The identifier of a created object, whatever its field is called. */
 const idOf = (data: Record<string, string>) => data.id ?? data.api_key_id ?? data.org_id;
-
-const absent = (params: Params): Params => Object.fromEntries(Object.entries(params).map(([k, v]) => [k, absentLike(v)]));
-
-function orgWide(route: ApiRoute): boolean {
-  return ORG_WIDE_FOR_LIVE_KEYS.some((prefix) => route.url.startsWith(prefix));
-}
-
-/** Everyone who must not reach `owner`'s objects through `route`. */
-function intruders(route: ApiRoute, owner: Actor, a: Org, b: Org): Actor[] {
-  const sameOrgOtherMode = owner.mode === 'live' ? a.test : a.live;
-  const out = [b.live, b.test];
-  if (!(orgWide(route) && sameOrgOtherMode.mode === 'live')) out.push(sameOrgOtherMode);
-  return out;
-}
-
-/** Every proper, non-empty subset of the route's params (the mixed-ownership cases). */
-function mixes(names: string[]): string[][] {
-  const out: string[][] = [];
-  for (let mask = 1; mask < (1 << names.length) - 1; mask++) out.push(names.filter((_, i) => mask & (1 << i)));
-  return out;
-}
-
-async function expectLikeAbsent(intruder: Actor, route: ApiRoute, foreign: Params, missing: Params, what: string): Promise<void> {
-  const seen = await callRoute(intruder, route, foreign);
-  const none = await callRoute(intruder, route, missing);
-  expect(seen.status, `${intruder.label}: ${label(route)} on ${what} → ${seen.body}`).toBe(404);
-  expect(seen.body, `${intruder.label}: ${label(route)} on ${what} differs from an absent id`).toBe(none.body);
-}
 
 describe('the route table and the OpenAPI document', () => {
   it('documents every route and serves every documented route', () => {
@@ -89,35 +58,10 @@ describe('the route table and the OpenAPI document', () => {
     const missing = idRoutes.filter((r) => !FACTORIES[routeFactoryKey(r)!]).map(label);
     expect(missing, 'add factories in test/security/support/factories.ts').toEqual([]);
   });
-});
 
-describe('another tenant\'s ids answer exactly like ids that do not exist', () => {
-  for (const route of idRoutes) {
-    it(label(route), async () => {
-      factoryFor(route);
-      const [a, b] = [await freshOrg(app, 'A'), await freshOrg(app, 'B')];
-      for (const owner of [a.live, a.test]) {
-        const owned = await paramsFor(api, owner, route);
-        const before = await snapshot(api, owner);
-        for (const intruder of intruders(route, owner, a, b)) {
-          await expectLikeAbsent(intruder, route, owned, absent(owned), `${owner.label}'s object`);
-          if (route.params.length > 1) {
-            const own = await paramsFor(api, intruder, route);
-            for (const foreignNames of mixes(route.params)) {
-              const pick = (from: Params) => Object.fromEntries(route.params.map((p) => [p, foreignNames.includes(p) ? from[p] : own[p]]));
-              await expectLikeAbsent(intruder, route, pick(owned), pick(absent(owned)), `${owner.label}'s ${foreignNames.join('+')} with its own other params`);
-            }
-          }
-        }
-        expect(await snapshot(api, owner), `${owner.label}'s data changed`).toBe(before);
-      }
-      // Control: the owner's own request on a fresh object is served (not refused for its id).
-      for (const owner of [a.live, a.test]) {
-        const reply = await callRoute(owner, route, await paramsFor(api, owner, route, { fresh: true }));
-        expect([200, 201, 402, 409].includes(reply.status), `control ${owner.label} ${label(route)} → ${reply.status} ${reply.body}`).toBe(true);
-      }
-    });
-  }
+  it('has the shard files of the route walks that the route table asks for, so no route escapes them', () => {
+    expect(shardFiles(), 'write them: npx node test/security/walks/generate.ts').toEqual(shardsOf(api).map(shardFile).sort());
+  });
 });
 
 describe('credentials', () => {
@@ -159,12 +103,12 @@ describe('credentials', () => {
     for (const route of guarded(api)) {
       const params = await paramsFor(api, a.live, route);
       for (const caller of [b.live, b.test]) {
-        const reply = await callRoute(caller, route, params, { 'x-org-id': a.orgId });
+        const reply = await callRoute(api, caller, route, params, { 'x-org-id': a.orgId });
         expect(reply.status, `${caller.label} naming A on ${label(route)} → ${reply.body}`).toBe(403);
         expect(json(reply)).toEqual({ type: 'permission_denied', detail: 'X-Org-Id does not match the organization of the API key (acting for another organization needs an agency key)' });
       }
       if (route.method === 'GET') {
-        const own = await callRoute(a.live, route, params, { 'x-org-id': a.orgId });
+        const own = await callRoute(api, a.live, route, params, { 'x-org-id': a.orgId });
         expect(own.status, `own X-Org-Id on ${label(route)} → ${own.body}`).toBe(200);
       }
     }
@@ -306,8 +250,8 @@ describe('agency keys', () => {
     for (const intruder of await agencyKeys(b)) {
       for (const route of guarded(api)) {
         const params = await paramsFor(api, a.live, route);
-        const seen = await callRoute(intruder, route, params, { 'x-org-id': a.orgId });
-        const none = await callRoute(intruder, route, params, { 'x-org-id': absentOrg });
+        const seen = await callRoute(api, intruder, route, params, { 'x-org-id': a.orgId });
+        const none = await callRoute(api, intruder, route, params, { 'x-org-id': absentOrg });
         expect(seen.status, `${intruder.label} naming A on ${label(route)} → ${seen.body}`).toBe(403);
         expect(json(seen).detail, `${intruder.label} naming A on ${label(route)}`).toBe(NOT_LINKED);
         expect(seen.body, `${intruder.label} on ${label(route)}: A answers unlike an organization that does not exist`).toBe(none.body);
@@ -325,7 +269,7 @@ describe('agency keys', () => {
     for (const route of guarded(api)) await paramsFor(api, a.test, route);
     const testBefore = await snapshot(api, a.test);
     for (const route of guarded(api)) {
-      const reply = await callRoute(agencyTest, route, await paramsFor(api, a.test, route), { 'x-org-id': a.orgId });
+      const reply = await callRoute(api, agencyTest, route, await paramsFor(api, a.test, route), { 'x-org-id': a.orgId });
       expect(reply.status, `${label(route)} → ${reply.body}`).toBe(403);
       expect(json(reply).detail).toBe(NOT_LINKED);
     }
