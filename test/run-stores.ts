@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ensurePeers, loadPeers } from './peers/start.ts';
 
 interface Store {
   name: string;
@@ -93,6 +94,13 @@ const stores = only ? STORES.filter((s) => s.name === only) : STORES;
 if (stores.length === 0) {
   console.error(`TEST_STORES=${only} names no store (sqlite or postgres)`);
   process.exit(2);
+}
+// The peers of the runs first, once (test/peers/): each run's global set-up then finds them ready.
+try {
+  await ensurePeers((await loadPeers()).filter((p) => p.neededBy === 'all' || stores.some((s) => s.name === p.neededBy)));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
 }
 const dir = mkdtempSync(join(tmpdir(), 'rds-test-'));
 const args = process.argv.slice(2);

@@ -3,46 +3,34 @@
 // answered by the service itself. A request to any other host is refused and recorded, and none may
 // be attempted (the vendor's fonts, agent, MCP generator, hosted client or registry); the buttons of
 // the vendor's services are not shown, and "Test Request" still sends a request to the service.
-// Without /usr/bin/chromium the test is skipped, saying so (CI installs it: .ci/run).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// The browser is the run's (test/peers/); without Chromium installed the test is skipped, saying so (CI installs it: .ci/run).
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from '../helpers/app.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`BROWSER TESTS DID NOT RUN: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\` (CI does, in .ci/run) to run test/browser/.`);
-}
+import { browserAvailable, browserContext } from '../helpers/browser.ts';
 
 /** Labels of the controls that need the vendor's services, in any of their forms. */
 const VENDOR_CONTROLS = [/Ask AI/i, /Generate MCP/i, /Connect MCP/i, /Deploy/i, /Developer Tools/i, /Open API Client/i, /Upload Document/i];
 
-describe.skipIf(!available)('the API reference in a browser', () => {
+describe.skipIf(!browserAvailable)('the API reference in a browser', () => {
   let app: FastifyInstance;
   let base = '';
   let browser: BrowserContext;
-  const profile = mkdtempSync(join(tmpdir(), 'api-reference-'));
 
   beforeAll(async () => {
     app = await testApp();
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    // A fresh profile and nothing of the browser's own that reaches the network: only the page's requests are seen.
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+    // A fresh context of a browser of which nothing reaches the network: only the page's requests are seen.
+    browser = await browserContext({
       viewport: { width: 1400, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   });
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('renders offline: no request leaves the service, no control of the vendor\'s services is shown', { timeout: 150_000 }, async () => {

@@ -7,23 +7,18 @@
 // notes, products and quotes. The browser runs in a time zone of its own (Asia/Kolkata, UTC+5:30) so
 // that dates shown in the viewer's zone differ from UTC. No Content-Security-Policy violation and no
 // page error may occur. With DASHBOARD_SCREENSHOTS=1 it also writes the screenshots of docs/screenshots/.
-// Without /usr/bin/chromium the test is skipped, saying so (CI installs it: .ci/run).
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+// The browser is the run's (test/peers/); without Chromium installed the test is skipped, saying so (CI installs it: .ci/run).
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp } from '../helpers/app.ts';
+import { browserAvailable, browserContext } from '../helpers/browser.ts';
 import { receiver } from '../helpers/receiver.ts';
 import { endpoint } from '../helpers/webhooks.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`BROWSER TESTS DID NOT RUN: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\` (CI does, in .ci/run) to run test/browser/.`);
-}
 const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
 const ZONE = 'Asia/Kolkata';
 /** A moment as the dashboard shows it to a viewer in ZONE with the en-US locale. */
@@ -31,29 +26,25 @@ const shown = (seconds: number) => new Intl.DateTimeFormat('en-US', { dateStyle:
 const dollars = (cents: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(cents / 100);
 const now = () => Math.floor(Date.now() / 1000);
 
-describe.skipIf(!available)('the web dashboard in a browser', () => {
+describe.skipIf(!browserAvailable)('the web dashboard in a browser', () => {
   let app: FastifyInstance;
   let base = '';
   let browser: BrowserContext;
-  const profile = mkdtempSync(join(tmpdir(), 'dashboard-'));
 
   beforeAll(async () => {
     app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_PER_MINUTE: '100000' } });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+    browser = await browserContext({
       viewport: { width: 1280, height: 800 },
       locale: 'en-US',
       timezoneId: ZONE,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   const shoot = async (page: Page, name: string) => {

@@ -1,43 +1,31 @@
 // The public quote page in a real headless browser (Debian's chromium, driven by playwright-core):
 // the app serves a real socket, the recipient opens the link, sees the total, accepts in their name
 // and sees the accepted state; the page runs under its own Content-Security-Policy with no
-// violation. Without /usr/bin/chromium the test is skipped, saying so (CI installs it: .ci/run).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// violation. The browser is the run's (test/peers/); without Chromium installed the test is skipped, saying so (CI installs it: .ci/run).
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp } from '../helpers/app.ts';
+import { browserAvailable, browserContext } from '../helpers/browser.ts';
 import { sentQuote } from '../helpers/quotes.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available) {
-  console.warn(`BROWSER TESTS DID NOT RUN: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\` (CI does, in .ci/run) to run test/browser/.`);
-}
-
-describe.skipIf(!available)('the public quote page in a browser', () => {
+describe.skipIf(!browserAvailable)('the public quote page in a browser', () => {
   let app: FastifyInstance;
   let base = '';
   let browser: BrowserContext;
-  const profile = mkdtempSync(join(tmpdir(), 'quote-page-'));
 
   beforeAll(async () => {
     app = await testApp({ env: { PUBLIC_RATE_LIMIT_PER_SECOND: '1000', PUBLIC_RATE_LIMIT_PER_MINUTE: '100000' } });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    // A fresh profile (user-data-dir) and nothing that reaches the network: the machine may have none.
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // A fresh context of a browser of which nothing reaches the network: the machine may have none.
+    browser = await browserContext({
     });
   });
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('opens the link, shows the total, accepts in the signer\'s name and shows the accepted state', async () => {

@@ -1,13 +1,17 @@
-// Prepares the store the suite runs on. On PostgreSQL each run gets its own fresh database (created
-// here, migrated once, dropped at the end), so runs never see each other's rows. An unreachable
-// store fails the run: nothing is skipped.
+// Prepares the store the suite runs on and the peers it talks to (test/peers/: started once, reused
+// by later runs). On PostgreSQL each run gets its own fresh database (created here, migrated once,
+// dropped at the end), so runs never see each other's rows. An unreachable store or a peer that
+// cannot start fails the run: nothing is skipped.
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { ensurePeers, loadPeers } from '../peers/start.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const url = process.env.DATABASE_URL ?? 'sqlite::memory:';
+  const peers = (await loadPeers()).filter((p) => p.neededBy === 'all' || url.startsWith(p.neededBy));
+  project.provide('peers', await ensurePeers(peers));
   if (!url.startsWith('postgres')) {
     project.provide('databaseUrl', url);
     return async () => {};
@@ -34,5 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** Where each peer of the run answers; null for one not installed (allowed outside CI only). */
+    peers: Record<string, string | null>;
   }
 }
