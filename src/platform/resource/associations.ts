@@ -1,6 +1,6 @@
 // Associations of records with contacts, companies and deals, for every resource whose definition
-// says `associations: true` (tasks, notes, …): one shared table `record_associations` of (record,
-// associated record). On write every associated record must exist in the tenant (404 naming its
+// names the kinds it associates with (`associations: ['contacts', 'companies', 'deals']` for tasks and
+// notes): one shared table `record_associations` of (record, associated record). On write every associated record must exist in the tenant (404 naming its
 // kind otherwise); when a contact, company or deal is deleted its associations go with it, and the
 // records that had them stay (they simply no longer list it).
 import { sql, type Kysely, type SqlBool } from 'kysely';
@@ -21,9 +21,23 @@ export const ASSOCIATION_KINDS = [
 ] as const;
 
 export type AssociationKind = (typeof ASSOCIATION_KINDS)[number];
+/** A kind as a definition names it: the plural of its resource (`contacts`). */
+export type AssociationKindName = AssociationKind['table'];
 export type AssociationKey = AssociationKind['key'];
-export type Associations = Record<AssociationKey, string[]>;
+export type Associations = Partial<Record<AssociationKey, string[]>>;
 export interface AssociationTarget { kind: AssociationKind; resource: Resource }
+
+/** The kinds a definition names, in its order; each once, at least one. */
+export function associationKinds(plural: string, names: readonly AssociationKindName[]): AssociationKind[] {
+  if (names.length === 0 || new Set(names).size !== names.length) throw new Error(`${plural}: associations names each kind once, at least one`);
+  return names.map((name) => ASSOCIATION_KINDS.find((k) => k.table === name) ?? fail(`${plural}: no association kind ${name}`));
+}
+
+const fail = (message: string): never => { throw new Error(message); };
+
+/** `contacts, companies and deals`: the kinds in words, for descriptions. */
+export const kindsInWords = (kinds: readonly AssociationKind[]) =>
+  kinds.length === 1 ? kinds[0].table : `${kinds.slice(0, -1).map((k) => k.table).join(', ')} and ${kinds.at(-1)!.table}`;
 
 /** At most this many records of each kind per record. */
 const MAX_PER_KIND = 100;
@@ -33,33 +47,33 @@ const ids = (kind: AssociationKind, description: string) => Type.Array(
   { maxItems: MAX_PER_KIND, description, examples: [[`${kind.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`]] },
 );
 
-export const AssociationsInput = (name: string, description: string) => Type.Object(
-  Object.fromEntries(ASSOCIATION_KINDS.map((k) => [k.key, Type.Optional(ids(k, `The ${k.table} the ${name} is about (at most ${MAX_PER_KIND}; repeats count once); an unknown one is 404 \`${k.name[0].toUpperCase()}${k.name.slice(1)} not found\``))])),
+export const AssociationsInput = (name: string, description: string, kinds: readonly AssociationKind[]) => Type.Object(
+  Object.fromEntries(kinds.map((k) => [k.key, Type.Optional(ids(k, `The ${k.table} the ${name} is about (at most ${MAX_PER_KIND}; repeats count once); an unknown one is 404 \`${k.name[0].toUpperCase()}${k.name.slice(1)} not found\``))])),
   { additionalProperties: false, description },
 );
 
-export const AssociationsOutput = (name: string) => Type.Object(
-  Object.fromEntries(ASSOCIATION_KINDS.map((k) => [k.key, ids(k, `The ${k.table} the ${name} is about, by id`)])),
-  { description: `The contacts, companies and deals the ${name} is about; a deleted record leaves them` },
+export const AssociationsOutput = (name: string, kinds: readonly AssociationKind[]) => Type.Object(
+  Object.fromEntries(kinds.map((k) => [k.key, ids(k, `The ${k.table} the ${name} is about, by id`)])),
+  { description: `The ${kindsInWords(kinds)} the ${name} is about; a deleted record leaves them` },
 );
 
-const empty = (): Associations => ({ contact_ids: [], company_ids: [], deal_ids: [] });
+const empty = (kinds: readonly AssociationKind[]): Associations => Object.fromEntries(kinds.map((k) => [k.key, []]));
 
 /** The condition "the row of `table` is associated with `targetId`", for the association filters. */
 export const associatedWith = (table: string, targetId: string) =>
   sql<SqlBool>`exists (select 1 from record_associations a where a.org_id = ${sql.ref(`${table}.org_id`)} and a.mode = ${sql.ref(`${table}.mode`)} and a.target_id = ${targetId} and a.record_id = ${sql.ref(`${table}.id`)})`;
 
-/** The `contact_id`, `company_id` and `deal_id` filters of a resource with associations. */
-export function associationFilters(plural: string): Record<string, FilterSpec> {
-  return Object.fromEntries(ASSOCIATION_KINDS.map((k) => [k.param, {
+/** The filters of a resource with associations, one per kind: `contact_id`, `company_id`, `deal_id`. */
+export function associationFilters(plural: string, kinds: readonly AssociationKind[]): Record<string, FilterSpec> {
+  return Object.fromEntries(kinds.map((k) => [k.param, {
     op: 'where', where: associatedWith,
     schema: Str({ description: `Only ${plural} associated with this ${k.name}`, maxLength: 64, examples: [`${k.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }),
   } satisfies FilterSpec]));
 }
 
-/** The resources of each association kind among the registry's. */
-export function resolveAssociationTargets(resources: Resource[]): AssociationTarget[] {
-  return ASSOCIATION_KINDS.map((kind) => {
+/** The resources of each of `r`'s association kinds among the registry's. */
+export function resolveAssociationTargets(r: Resource, resources: Resource[]): AssociationTarget[] {
+  return associationKinds(r.plural, r.associations ?? []).map((kind) => {
     const resource = resources.find((r) => r.table === kind.table);
     if (!resource) throw new Error(`Associations need the ${kind.table} resource in the registry`);
     return { kind, resource };
@@ -87,15 +101,18 @@ export async function writeAssociations(r: Resource, w: WriteContext, recordId: 
   }
 }
 
-/** The associations of records, by record id (every record of `recordIds` has an entry). */
-export async function loadAssociations(db: Kysely<DB>, scope: Scope, recordIds: string[]): Promise<Map<string, Associations>> {
-  const out = new Map(recordIds.map((id) => [id, empty()]));
+/**
+ * The associations of records, by record id (every record of `recordIds` has an entry, with a list
+ * for each of the resource's `kinds`, all of them when not given).
+ */
+export async function loadAssociations(db: Kysely<DB>, scope: Scope, recordIds: string[], kinds: readonly AssociationKindName[] = ASSOCIATION_KINDS.map((k) => k.table)): Promise<Map<string, Associations>> {
+  const out = new Map(recordIds.map((id) => [id, empty(associationKinds('associations', kinds))]));
   if (recordIds.length === 0) return out;
   const rows = await selectIn(db, 'record_associations', scope).select(['record_id', 'target', 'target_id'])
     .where('record_id', 'in', recordIds).orderBy('target_id').execute();
   for (const row of rows) {
     const kind = ASSOCIATION_KINDS.find((k) => k.table === row.target);
-    if (kind) out.get(row.record_id)![kind.key].push(row.target_id);
+    out.get(row.record_id)![kind?.key as AssociationKey]?.push(row.target_id);
   }
   return out;
 }

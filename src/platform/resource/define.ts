@@ -12,7 +12,7 @@ import { PageQuery, pascal, Str, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { RouteMessages } from '../validation.ts';
 import type { ReadAhead, WriteContext } from '../write.ts';
-import { associationFilters, AssociationsInput, AssociationsOutput, resolveAssociationTargets, type AssociationTarget } from './associations.ts';
+import { associationFilters, associationKinds, AssociationsInput, AssociationsOutput, kindsInWords, resolveAssociationTargets, type AssociationKindName, type AssociationTarget } from './associations.ts';
 import { customFieldsField } from './custom-fields.ts';
 import type { Field } from './fields.ts';
 import type { ValueType } from './search-fields.ts';
@@ -116,11 +116,12 @@ export interface ResourceDefinition {
    */
   assert?: { keys: Array<{ field: string; normalize?: (value: string) => string | null }> };
   /**
-   * Records are associated with contacts, companies and deals (associations.ts): they carry
-   * `associations`, get the `contact_id`, `company_id` and `deal_id` filters, and are listed and
-   * created under each associated record (`/v1/contacts/{id}/<plural>`, association-routes.ts).
+   * The kinds of record its records are associated with (associations.ts), each once: with
+   * `['contacts', 'deals']` they carry `associations` with `contact_ids` and `deal_ids`, get the
+   * `contact_id` and `deal_id` filters, and are listed and created under each associated record
+   * (`/v1/contacts/{id}/<plural>`, association-routes.ts).
    */
-  associations?: boolean;
+  associations?: AssociationKindName[];
   /**
    * Records keep their answer as JSON text in a `doc` column (nullable text) of the table, written by
    * every create and update and cleared by any other change to them (stored-json.ts): a page joins
@@ -220,21 +221,22 @@ export function defineResource(definition: ResourceDefinition): Resource {
   const update: Record<string, TSchema> = {};
   for (const [name, f] of writable) if (!f.createOnly) update[name] = optional(f);
   for (const [name, schema] of Object.entries(r.inputs?.update ?? {})) update[name] = Type.Optional(schema);
+  const kinds = r.associations ? associationKinds(r.plural, r.associations) : [];
   if (r.associations) {
-    create.associations = Type.Optional(AssociationsInput(r.name, 'The contacts, companies and deals the record is about'));
-    update.associations = Type.Optional(AssociationsInput(r.name, 'Each list given replaces the associations of its kind; kinds left out are kept'));
+    create.associations = Type.Optional(AssociationsInput(r.name, `The ${kindsInWords(kinds)} the record is about`, kinds));
+    update.associations = Type.Optional(AssociationsInput(r.name, 'Each list given replaces the associations of its kind; kinds left out are kept', kinds));
   }
   const id = Type.String({ description: `Identifier of the ${r.name}`, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
   const record: Record<string, TSchema> = { id };
   for (const [name, f] of Object.entries(r.fields)) record[name] = f.output;
-  Object.assign(record, r.computed ?? {}, r.associations ? { associations: AssociationsOutput(r.name) } : {}, {
+  Object.assign(record, r.computed ?? {}, r.associations ? { associations: AssociationsOutput(r.name, kinds) } : {}, {
     created_at: Timestamp(`When the ${r.name} was created, unix seconds`),
     updated_at: Timestamp(`When the ${r.name} last changed, unix seconds`),
   });
 
   const resolvedFilters: Resource['resolvedFilters'] = [];
   const query: Record<string, TSchema> = { ...PageQuery };
-  const filters: Record<string, FilterOp | FilterSpec> = { ...r.filters, ...(r.listable ? { list_id: 'member_of' } : {}), ...(r.associations ? associationFilters(r.plural) : {}) };
+  const filters: Record<string, FilterOp | FilterSpec> = { ...r.filters, ...(r.listable ? { list_id: 'member_of' } : {}), ...(r.associations ? associationFilters(r.plural, kinds) : {}) };
   for (const [param, given] of Object.entries(filters)) {
     const spec = typeof given === 'string' ? { op: given } : given;
     const column = spec.field ?? param;
@@ -271,7 +273,7 @@ export function linkResources(resources: Resource[]): void {
     target.associatedBy.length = 0;
   }
   for (const resource of resources.filter((r) => r.associations)) {
-    resource.associationTargets = resolveAssociationTargets(resources);
+    resource.associationTargets = resolveAssociationTargets(resource, resources);
     for (const t of resource.associationTargets) t.resource.associatedBy.push(resource);
   }
   for (const resource of resources) {

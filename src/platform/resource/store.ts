@@ -50,7 +50,7 @@ export async function present(r: Resource, db: Kysely<DB>, scope: Scope, rows: R
   const known = (row: Row) => computed.every((name) => row[name] !== undefined);
   if (rows.length > 0 && r.hooks?.enrich && !rows.every(known)) await r.hooks.enrich(db, scope, rows, records);
   if (r.associations) {
-    const found = await loadAssociations(db, scope, records.map((x) => x.id));
+    const found = await loadAssociations(db, scope, records.map((x) => x.id), r.associations);
     for (const record of records) record.associations = found.get(record.id);
   }
   return records;

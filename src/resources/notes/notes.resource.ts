@@ -22,7 +22,7 @@ export const notes = defineResource({
   },
   search: ['content'],
   customFields: true,
-  associations: true,
+  associations: ['contacts', 'companies', 'deals'],
   assert: { keys: [{ field: 'external_key', normalize: (v) => v.trim() || null }] },
   ownedTables: ['record_associations'],
   hooks: {

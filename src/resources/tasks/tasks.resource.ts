@@ -40,7 +40,7 @@ export const tasks = defineResource({
   search: ['title', 'description'],
   searchComputed: { overdue: { type: 'boolean', expr: overdueValue } },
   customFields: true,
-  associations: true,
+  associations: ['contacts', 'companies', 'deals'],
   readsClock: true,
   assert: { keys: [{ field: 'external_key', normalize: (v) => v.trim() || null }] },
   ownedTables: ['record_associations'],
