@@ -148,9 +148,9 @@ export async function seedDeals(database: Database, org: SeededOrg, total: numbe
           rows.push({
             id, ...tenantOf(org.scope), name: f.name, amount: f.amount, currency: f.currency, pipeline_id: pipelineId, stage_id: stage.id,
             status: stage.stage_type, probability: f.probability, expected_close_date: null, closed_at: stage.stage_type === 'open' ? null : at,
-            company_id: null, owner: f.owner, source: f.source, tags: JSON.stringify([]), custom_fields: null, created_at: at, updated_at: at,
+            company_id: null, owner: f.owner, source: f.source, tags: JSON.stringify([]), custom_fields: null, doc: null, created_at: at, updated_at: at,
           });
-          history.push({ id: newId('dsh', ms), ...tenantOf(org.scope), deal_id: id, pipeline_id: pipelineId, stage_id: stage.id, entered_at: at, left_at: null, created_at: at, updated_at: at });
+          history.push({ id: newId('dsh', ms), ...tenantOf(org.scope), deal_id: id, pipeline_id: pipelineId, stage_id: stage.id, entered_at: at, left_at: null, stage_name: null, created_at: at, updated_at: at });
           addToTotals(totals, rows[rows.length - 1]);
         }
         await tx.insertInto('deals').values(rows).execute();
