@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { fieldDefinitions } from '../platform/resource/custom-fields.ts';
 import { linkResources, type Resource } from '../platform/resource/define.ts';
 import { useCustomFieldCatalog } from '../platform/resource/search-fields.ts';
+import { childRoutes } from '../platform/resource/children-routes.ts';
+import type { Children } from '../platform/resource/children.ts';
 import { crudRoutes } from '../platform/resource/routes.ts';
 import { searchRoutes } from '../platform/resource/search-routes.ts';
 import type { TenantTable } from '../platform/resource/tenancy.ts';
@@ -18,6 +20,8 @@ import { checklistRoutes } from './checklists/checklists.routes.ts';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companies } from './companies/companies.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
+import { dealContacts } from './deals/deal-contacts.children.ts';
+import { dealEvidence } from './deals/deal-evidence.children.ts';
 import { deals } from './deals/deals.resource.ts';
 import { dealRoutes } from './deals/deals.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
@@ -46,18 +50,20 @@ interface Group {
   resource?: Resource;
   /** Routes of the group beyond the kernel's CRUD. */
   routes?: FastifyPluginAsync;
+  /** Kernel children of the resource's records (children.ts): their routes under each record. */
+  children?: Children[];
   /** Tenant tables of a group that is not a kernel resource (cleared by the sandbox reset). */
   tables?: TenantTable[];
 }
 
-const resource = (r: Resource, routes?: FastifyPluginAsync): Group => ({ prefix: '/v1', tag: { name: r.tag, description: r.tagDescription }, resource: r, routes });
+const resource = (r: Resource, routes?: FastifyPluginAsync, children?: Children[]): Group => ({ prefix: '/v1', tag: { name: r.tag, description: r.tagDescription }, resource: r, routes, children });
 
 export const groups: Group[] = [
   resource(contacts),
   resource(companies),
   resource(lists, listRoutes),
   resource(campaigns, campaignRoutes),
-  resource(deals, dealRoutes),
+  resource(deals, dealRoutes, [dealContacts, dealEvidence]),
   resource(checklistPipelines, checklistRoutes),
   resource(tasks),
   resource(notes),
@@ -101,6 +107,7 @@ export const dataTables: TenantTable[] = groups.flatMap((g) => [...(g.resource ?
 export async function registerResources(app: FastifyInstance): Promise<void> {
   for (const g of groups) {
     if (g.resource) await app.register(crudRoutes(g.resource), { prefix: g.prefix });
+    for (const c of g.children ?? []) await app.register(childRoutes(c), { prefix: g.prefix });
     if (g.routes) await app.register(g.routes, { prefix: g.prefix });
   }
 }

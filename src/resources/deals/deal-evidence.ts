@@ -1,15 +1,16 @@
 // Evidence on deals (the `deal_evidence` table): one row per deal and evidence key, with a note and
-// where it came from. It gates stage entry: a deal enters a deal stage linked to a checklist stage
-// only with every required element of that stage (else 409 listing the missing keys), unless the
-// request says `force: true`, which its `deal.stage_changed` event records. GET …/checklist answers,
-// for the deal's stage and the next one, which elements are met and by what.
+// where it came from, recorded, listed and removed through the kernel's children
+// (deal-evidence.children.ts). It gates stage entry: a deal enters a deal stage linked to a checklist
+// stage only with every required element of that stage (else 409 listing the missing keys), unless
+// the request says `force: true`, which its `deal.stage_changed` event records. GET …/checklist
+// answers, for the deal's stage and the next one, which elements are met and by what.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { AppError, notFound, validationError } from '../../platform/errors.ts';
+import { AppError } from '../../platform/errors.ts';
 import type { Row } from '../../platform/resource/define.ts';
-import { getRow, presentOne } from '../../platform/resource/store.ts';
-import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
+import { getRow } from '../../platform/resource/store.ts';
+import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { checklistStage, type ChecklistStage } from '../checklists/checklists.store.ts';
@@ -43,39 +44,6 @@ export async function missingEvidence(w: WriteContext, stage: StageRow, dealId: 
 /** 409 with the missing keys, unless forced. */
 export function refuseEntry(stage: StageRow, missing: string[]): never {
   throw new AppError('conflict', `Stage ${stage.name} (${stage.id}) needs evidence the deal lacks: ${missing.join(', ')}. Record it with POST /v1/deals/{id}/evidence, or send "force": true`, { extra: { missing } });
-}
-
-/** Records evidence on a deal, or replaces its note and source; answers it and whether it is new. */
-export async function putEvidence(w: WriteContext, dealId: string, input: { key: string; note?: string | null; source?: string | null }) {
-  const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
-  const library = await libraryMap(w.tx, w.scope);
-  if (!library.has(input.key)) {
-    throw validationError([{ loc: ['body', 'key'], msg: `unknown evidence key ${input.key}: not in the evidence library (GET /v1/pipelines/evidence-library)`, type: 'value_error.evidence_key' }]);
-  }
-  const existing = await selectIn(w.tx, 'deal_evidence', w.scope).selectAll().where('deal_id', '=', dealId).where('key', '=', input.key).executeTakeFirst();
-  const row: EvidenceRow = {
-    ...tenantOf(w.scope), deal_id: dealId, key: input.key, note: input.note ?? null, source: input.source ?? null, created_at: existing?.created_at ?? w.now, updated_at: w.now,
-  };
-  if (existing) await updateIn(w.tx, 'deal_evidence', w.scope).set({ note: row.note, source: row.source, updated_at: w.now }).where('deal_id', '=', dealId).where('key', '=', input.key).execute();
-  else await w.tx.insertInto('deal_evidence').values(row).execute();
-  const evidence = presentEvidence(row, library);
-  const record = await presentOne(deals, w.tx, w.scope, deal);
-  if (existing) w.emit('deal.evidence_updated', { ...record, evidence }, { note: existing.note, source: existing.source });
-  else w.emit('deal.evidence_added', { ...record, evidence });
-  return { evidence, created: !existing };
-}
-
-export async function removeEvidence(w: WriteContext, dealId: string, key: string) {
-  const deal = await getRow(deals, w.tx, w.dialect, w.scope, dealId);
-  const removed = await deleteIn(w.tx, 'deal_evidence', w.scope).where('deal_id', '=', dealId).where('key', '=', key).executeTakeFirst();
-  if (Number(removed.numDeletedRows) === 0) throw notFound('Evidence not found on this deal');
-  w.emit('deal.evidence_removed', { ...(await presentOne(deals, w.tx, w.scope, deal)), evidence_key: key });
-  return { key, deleted: true as const };
-}
-
-/** A deal being deleted takes its evidence with it. */
-export async function dropEvidence(w: WriteContext, dealId: string): Promise<void> {
-  await deleteIn(w.tx, 'deal_evidence', w.scope).where('deal_id', '=', dealId).execute();
 }
 
 function stageChecklist(stage: StageRow, linked: ChecklistStage | null, evidence: Map<string, Evidence>, library: Map<string, EvidenceKey>) {

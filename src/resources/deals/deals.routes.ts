@@ -1,18 +1,17 @@
-// The operations of deals beyond their CRUD (which comes from deals.resource.ts): the summary, the
-// stage history, the contacts on a deal and a contact's deals, the evidence on a deal and its
-// checklist, and the pipelines (pipelines.routes.ts).
+// The operations of deals beyond their CRUD (which comes from deals.resource.ts) and their children
+// (the contacts and evidence on a deal, deal-*.children.ts): the summary, the
+// stage history, a contact's deals, a deal's checklist, and the pipelines (pipelines.routes.ts).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { paginate } from '../../platform/pagination.ts';
 import { getRow } from '../../platform/resource/store.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
-import { Data, DeletedSchema, errorResponses, ListOf, Nullable, Str } from '../../platform/schemas.ts';
-import { mutate, respond } from '../../platform/write.ts';
-import { KEY_PATTERN } from '../checklists/checklists.schemas.ts';
+import { Data, errorResponses, ListOf, Nullable } from '../../platform/schemas.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
-import { dealChecklist, putEvidence, removeEvidence } from './deal-evidence.ts';
-import { contactDealsPage, dealContactsPage, putDealContact, removeDealContact } from './deal-contacts.ts';
+import { dealChecklist } from './deal-evidence.ts';
+import { dealEvidence } from './deal-evidence.children.ts';
+import { contactDealsPage } from './deal-contacts.ts';
 import { deals } from './deals.resource.ts';
 import { PipelineQuery } from './pipelines.schemas.ts';
 import { presentStageHistory } from './stage-history.ts';
@@ -21,7 +20,6 @@ import { dealsSummary, SummaryQuery, SummarySchema } from './summary.ts';
 
 const tags = [deals.tag];
 const params = deals.schemas.params;
-const contactParams = Type.Object({ id: params.properties.id, contact_id: Str({ description: 'Identifier of the contact', maxLength: 64, examples: ['con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }) });
 
 const HistorySchema = Type.Object({
   id: Type.String({ description: 'Identifier of the history row', examples: ['dsh_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
@@ -34,42 +32,11 @@ const HistorySchema = Type.Object({
   seconds_in_stage: Type.Integer({ description: 'Seconds spent in the stage: until left_at, or until now while the deal is there', examples: [86400] }),
 }, { description: 'A stay of a deal in a stage' });
 
-const LinkSchema = Type.Object({
-  deal_id: Type.String({ description: 'The deal', examples: ['dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
-  contact_id: Type.String({ description: 'The contact', examples: ['con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
-  role: Nullable(Type.String({ description: 'The contact\'s role on the deal', examples: ['Decision maker'] })),
-  created_at: Type.Integer({ description: 'When the contact was put on the deal, unix seconds', examples: [1767225600] }),
-  updated_at: Type.Integer({ description: 'When the role last changed, unix seconds', examples: [1767225600] }),
-  contact: contacts.schemas.record,
-}, { description: 'A contact on a deal' });
-
-const RoleSchema = Type.Object({
-  role: Type.Optional(Nullable(Str({ description: 'The contact\'s role on the deal; null clears it, omitted keeps it', maxLength: 100, examples: ['Decision maker'] }))),
-}, { additionalProperties: false, description: 'The contact\'s role on the deal' });
-
-const EvidenceSchema = Type.Object({
-  deal_id: Type.String({ description: 'The deal', examples: ['dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
-  key: Type.String({ description: 'The evidence key (of the evidence library)', examples: ['budget_confirmed'] }),
-  title: Type.String({ description: 'Title of the key in the library', examples: ['Budget confirmed'] }),
-  note: Nullable(Type.String({ description: 'What was learned, in words', examples: ['CFO approved 120k for this fiscal year'] })),
-  source: Nullable(Type.String({ description: 'Where it came from', examples: ['call'] })),
-  created_at: Type.Integer({ description: 'When the evidence was first recorded, unix seconds', examples: [1767225600] }),
-  updated_at: Type.Integer({ description: 'When its note or source last changed, unix seconds', examples: [1767225600] }),
-}, { description: 'Evidence on a deal' });
-
-const EvidenceInput = Type.Object({
-  key: Type.String({ pattern: KEY_PATTERN, maxLength: 63, description: 'A key of the evidence library (`GET /v1/pipelines/evidence-library`); unknown: 422 naming it', examples: ['budget_confirmed'] }),
-  note: Type.Optional(Nullable(Str({ description: 'What was learned, in words', maxLength: 2000, examples: ['CFO approved 120k for this fiscal year'] }))),
-  source: Type.Optional(Nullable(Str({ description: 'Where it came from: a call, an e-mail, a document, …', maxLength: 200, examples: ['call'] }))),
-}, { additionalProperties: false, description: 'Evidence to record on the deal' });
-
-const evidenceParams = Type.Object({ id: params.properties.id, key: Str({ description: 'The evidence key', maxLength: 63, examples: ['budget_confirmed'] }) });
-
 const ElementSchema = Type.Object({
   key: Type.String({ description: 'The evidence key', examples: ['budget_confirmed'] }),
   title: Type.String({ description: 'Its title in the library', examples: ['Budget confirmed'] }),
   met: Type.Boolean({ description: 'True when the deal has this evidence', examples: [false] }),
-  evidence: Nullable(EvidenceSchema),
+  evidence: Nullable(dealEvidence.schemas.record),
 }, { description: 'An element of a checklist stage, met or missing' });
 
 const StageChecklistSchema = Type.Object({
@@ -89,7 +56,7 @@ const ChecklistSchema = Type.Object({
   deal_id: Type.String({ description: 'The deal', examples: ['dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   current: StageChecklistSchema,
   next: Nullable(StageChecklistSchema),
-  evidence: Type.Array(EvidenceSchema, { description: 'All evidence on the deal, by key' }),
+  evidence: Type.Array(dealEvidence.schemas.record, { description: 'All evidence on the deal, by key' }),
 }, { description: 'The checklist of a deal: its stage and the next stage of its pipeline' });
 
 export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
@@ -125,51 +92,6 @@ export async function dealRoutes(fastify: FastifyInstance): Promise<void> {
       map: (page) => presentStageHistory(db(), req.scope, page),
     });
   });
-
-  app.get('/deals/:id/contacts', {
-    schema: {
-      tags, summary: 'List the contacts on a deal', description: 'The contacts on the deal with their roles, by contact id (newest contact first), with an exact `total`.',
-      params, querystring: PipelineQuery, response: { 200: ListOf(LinkSchema, 'A page of the deal\'s contacts'), ...errorResponses(404) },
-    },
-  }, async (req) => {
-    const deal = await getRow(deals, db(), dialect(), req.scope, req.params.id);
-    const page = dealContactsPage(db(), req.scope, deal.id);
-    return paginate(req, req.query, { ...page, keyOf: (l) => l.contact_id });
-  });
-
-  app.put('/deals/:id/contacts/:contact_id', {
-    schema: {
-      tags, operationId: 'addContactToDeal', summary: 'Put a contact on a deal',
-      description: 'Puts the contact on the deal with an optional `role`, or changes its role there (idempotent: putting it again changes nothing but the role given). Records `deal.contact_added` or `deal.contact_updated`. Unknown deal: 404 `Deal not found`; unknown contact: 404 `Contact not found`.',
-      params: contactParams, body: RoleSchema, response: { 200: Data(LinkSchema, 'The contact on the deal'), ...errorResponses(404) },
-    },
-  }, (req, reply) => mutate(req, reply, 200, async (w) => (await putDealContact(w, req.params.id, req.params.contact_id, req.body?.role)).link));
-
-  app.delete('/deals/:id/contacts/:contact_id', {
-    schema: {
-      tags, summary: 'Remove a contact from a deal', description: 'Takes the contact off the deal (both stay). Not on the deal: 404 `Contact is not on this deal`.',
-      params: contactParams, response: { 200: Data(DeletedSchema('con', 'contact link'), 'The contact was removed from the deal'), ...errorResponses(404) },
-    },
-  }, (req, reply) => mutate(req, reply, 200, (w) => removeDealContact(w, req.params.id, req.params.contact_id)));
-
-  app.post('/deals/:id/evidence', {
-    schema: {
-      tags, summary: 'Record evidence on a deal',
-      description: 'Records evidence of a key of the evidence library on the deal (201, `deal.evidence_added`), or replaces the note and source of evidence it has (200, `deal.evidence_updated`). An unknown key is 422 naming it; unknown deal: 404 `Deal not found`.',
-      params, body: EvidenceInput, response: { 200: Data(EvidenceSchema, 'The evidence, updated'), 201: Data(EvidenceSchema, 'The evidence, recorded'), ...errorResponses(404) },
-    },
-  }, (req, reply) => respond(req, reply, async (w) => {
-    const { evidence, created } = await putEvidence(w, req.params.id, req.body);
-    return { status: created ? 201 : 200, payload: { data: evidence } };
-  }));
-
-  app.delete('/deals/:id/evidence/:key', {
-    schema: {
-      tags, summary: 'Remove evidence from a deal', description: 'Takes the evidence of `key` off the deal (`deal.evidence_removed`); the deal stays in its stage. Not on the deal: 404 `Evidence not found on this deal`.',
-      params: evidenceParams,
-      response: { 200: Data(Type.Object({ key: Type.String({ description: 'The evidence key removed', examples: ['budget_confirmed'] }), deleted: Type.Literal(true, { description: 'Always true' }) }), 'The evidence was removed'), ...errorResponses(404) },
-    },
-  }, (req, reply) => mutate(req, reply, 200, (w) => removeEvidence(w, req.params.id, req.params.key)));
 
   app.get('/deals/:id/checklist', {
     schema: {

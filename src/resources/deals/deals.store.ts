@@ -11,7 +11,7 @@ import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { addDealContacts, type NewLink } from './deal-contacts.ts';
-import { dropEvidence, missingEvidence, refuseEntry } from './deal-evidence.ts';
+import { missingEvidence, refuseEntry } from './deal-evidence.ts';
 import { deals } from './deals.resource.ts';
 import { firstDefaultStage, getPipeline, stagesOf, type StageRow } from './pipelines.store.ts';
 import { closedAtFor, emitStageChanged, recordStageEntry } from './stage-moves.ts';
@@ -100,7 +100,7 @@ export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   await moveTotals(w, row, -1);
   await deleteIn(w.tx, 'deal_stage_history', w.scope).where('deal_id', '=', row.id).execute();
   await deleteIn(w.tx, 'deal_contacts', w.scope).where('deal_id', '=', row.id).execute();
-  await dropEvidence(w, row.id);
+  await deleteIn(w.tx, 'deal_evidence', w.scope).where('deal_id', '=', row.id).execute();
 }
 
 /** The probability of the deal's stage, read with the deal (the resource's `alongside`). */

@@ -3,13 +3,14 @@
 // stage history and events are exactly what the API would have recorded. A MEDDPICC methodology is
 // linked from the Proposal stage, and two deals carry evidence, so checklists show met and missing
 // elements.
+import { writeChild } from '../../platform/resource/children.ts';
 import { createRecord } from '../../platform/resource/store.ts';
 import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { linkOf } from '../deals/deal-contacts.ts';
 import { deals } from '../deals/deals.resource.ts';
 import { fromTemplate } from '../checklists/checklists.store.ts';
-import { putEvidence } from '../deals/deal-evidence.ts';
+import { dealEvidence } from '../deals/deal-evidence.children.ts';
 import { createDefaultPipeline, updateStage } from '../deals/pipelines.store.ts';
 
 interface Account { id: string; name: string }
@@ -76,10 +77,10 @@ async function seedMethodology(w: WriteContext, pipeline: { id: string; stages: 
   await updateStage(w, pipeline.id, proposal, { checklist_stage_id: buildTheCase.id });
   const discoveryDeal = await dealAt(w, pipeline.stages[1].id);
   for (const [key, note] of [['pain_identified', 'Month-end close takes nine days'], ['champion_identified', 'The controller wants this fixed before the audit']]) {
-    await putEvidence(w, discoveryDeal, { key, note, source: 'call' });
+    await writeChild(dealEvidence, w, discoveryDeal, key, { note, source: 'call' });
   }
   const proposalDeal = await dealAt(w, proposal);
   for (const key of ['pain_identified', 'metrics_quantified', 'champion_identified', 'decision_criteria_known']) {
-    await putEvidence(w, proposalDeal, { key, note: null, source: 'meeting' });
+    await writeChild(dealEvidence, w, proposalDeal, key, { note: null, source: 'meeting' });
   }
 }
