@@ -387,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Launch a drafted campaign
-         * @description Moves a draft to `active`, stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. Not a draft: 409 `Campaign is not a draft`; no steps: 409; no audience list: 400.
+         * @description Stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. No steps: 409; no audience list: 400. Moves `draft` to `active` and records `campaign.launched`. From `active`, `paused`, `completed`: 409 `A campaign that is <state> cannot be …`.
          */
         post: operations["launchCampaign"];
         delete?: never;
@@ -407,7 +407,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a campaign
-         * @description Moves an active campaign to `paused`; any other state is 409.
+         * @description Pauses an active campaign. Moves `active` to `paused` and records `campaign.paused`. From `draft`, `paused`, `completed`: 409 `A campaign that is <state> cannot be …`.
          */
         post: operations["pauseCampaign"];
         delete?: never;
@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a campaign
-         * @description Moves a paused campaign back to `active`; any other state, or a campaign without steps, is 409.
+         * @description Resumes a paused campaign; one without steps is 409. Moves `paused` to `active` and records `campaign.resumed`. From `draft`, `active`, `completed`: 409 `A campaign that is <state> cannot be …`.
          */
         post: operations["resumeCampaign"];
         delete?: never;
@@ -526,94 +526,6 @@ export interface paths {
          * @description Changes the fields given. A new `stage_id` (of the deal's pipeline, or of the `pipeline_id` given) records `deal.stage_changed` and a stage-history row; a new `pipeline_id` alone moves the deal to that pipeline's first stage. Entering a won or lost stage sets `closed_at`, reopening clears it. Entering a stage linked to a checklist stage whose required evidence the deal lacks is 409 `{detail, missing}` unless `force: true` (recorded on `deal.stage_changed` as `forced` and `bypassed`). An empty body (or `force` alone) is 400 `No fields to update`.
          */
         patch: operations["updateDeal"];
-        trace?: never;
-    };
-    "/v1/deals/{id}/contacts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the contacts on a deal
-         * @description The contacts on the deal with their roles, by contact id (newest contact first), with an exact `total`.
-         */
-        get: operations["listContactsOnDeal"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/contacts/{contact_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Put a contact on a deal
-         * @description Puts the contact on the deal with an optional `role`, or changes its role there (idempotent: putting it again changes nothing but the role given). Records `deal.contact_added` or `deal.contact_updated`. Unknown deal: 404 `Deal not found`; unknown contact: 404 `Contact not found`.
-         */
-        put: operations["addContactToDeal"];
-        post?: never;
-        /**
-         * Remove a contact from a deal
-         * @description Takes the contact off the deal (both stay). Not on the deal: 404 `Contact is not on this deal`.
-         */
-        delete: operations["removeContactFromDeal"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/evidence": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the evidence on a deal
-         * @description The evidence on the deal, by key (last first), with an exact `total`. Unknown deal: 404 `Deal not found`.
-         */
-        get: operations["listEvidenceOnDeal"];
-        put?: never;
-        /**
-         * Record evidence on a deal
-         * @description Records evidence of a key of the evidence library on the deal (201, `deal.evidence_added`), or replaces the note and source of evidence it has (200, `deal.evidence_updated`). An unknown key is 422 naming it; unknown deal: 404 `Deal not found`.
-         */
-        post: operations["recordEvidenceOnDeal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/evidence/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove evidence from a deal
-         * @description Takes the evidence of `key` off the deal (`deal.evidence_removed`); the deal stays in its stage. Not on the deal: 404 `Evidence not found on this deal`.
-         */
-        delete: operations["removeEvidenceFromDeal"];
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/v1/deals/pipelines": {
@@ -767,6 +679,90 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the contacts on a deal
+         * @description The contacts on the deal with their roles, by contact id (newest contact first), with an exact `total`.
+         */
+        get: operations["listContactsOnDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/contacts/{contact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put a contact on a deal
+         * @description Puts the contact on the deal with an optional `role`, or changes its role there (idempotent: putting it again changes nothing but the role given). Records `deal.contact_added` or `deal.contact_updated`. Unknown deal: 404 `Deal not found`; unknown contact: 404 `Contact not found`.
+         */
+        put: operations["addContactToDeal"];
+        post?: never;
+        /**
+         * Remove a contact from a deal
+         * @description Takes the contact off the deal (both stay). Not on the deal: 404 `Contact is not on this deal`.
+         */
+        delete: operations["removeContactFromDeal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record evidence on a deal
+         * @description Records evidence of a key of the evidence library on the deal (201, `deal.evidence_added`), or replaces the note and source of evidence it has (200, `deal.evidence_updated`). An unknown key is 422 naming it; unknown deal: 404 `Deal not found`.
+         */
+        post: operations["recordEvidenceOnDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/evidence/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove evidence from a deal
+         * @description Takes the evidence of `key` off the deal (`deal.evidence_removed`); the deal stays in its stage. Not on the deal: 404 `Evidence not found on this deal`.
+         */
+        delete: operations["removeEvidenceFromDeal"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1515,7 +1511,7 @@ export interface paths {
         put?: never;
         /**
          * Send a quote
-         * @description Moves a draft to `sent` and mints its public link (`public_token`; the page is `/q/{public_token}`). The token is in this answer only: only its hash is stored, and reads, listings and events show `public_token: null`. Records `quote.sent`. Needs at least one line item and a `contact_id` (400), a `valid_until` still ahead when set (400); a quote that is not a draft is 409; a contact deleted since is 404 `Contact not found`.
+         * @description Sends a draft and mints its public link (`public_token`; the page is `/q/{public_token}`). The token is in this answer only: only its hash is stored, and reads, listings and events show `public_token: null`. Needs at least one line item and a `contact_id` (400), a `valid_until` still ahead when set (400); a contact deleted since is 404 `Contact not found`. Moves `draft` to `sent` and records `quote.sent`. From `sent`, `viewed`, `accepted`, `declined`, `expired`, `void`: 409 `A quote that is <state> cannot be …`.
          */
         post: operations["sendQuote"];
         delete?: never;
@@ -1535,9 +1531,29 @@ export interface paths {
         put?: never;
         /**
          * Void a quote
-         * @description Withdraws a draft, sent or viewed quote: it becomes `void` and its link shows it as void, no longer answerable. Records `quote.voided`. An accepted, declined, expired or void quote is 409.
+         * @description Withdraws a draft, sent or viewed quote: its link shows it as void, no longer answerable. Moves `draft`, `sent`, `viewed` to `void` and records `quote.voided`. From `accepted`, `declined`, `expired`, `void`: 409 `A quote that is <state> cannot be …`.
          */
         post: operations["voidQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/quotes/{id}/edit-as-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a sent quote as a draft
+         * @description Brings a quote back to `draft` with `revision` one higher, so it can be edited and sent again (with a new link). The old public link answers 404 from now on. An accepted or void quote can be duplicated instead. Moves `sent`, `viewed`, `declined`, `expired` to `draft` and records `quote.returned_to_draft`. From `draft`, `accepted`, `void`: 409 `A quote that is <state> cannot be …`.
+         */
+        post: operations["editSentQuoteAsDraft"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1558,26 +1574,6 @@ export interface paths {
          * @description Makes a new draft with the quote's title, deal, contact, currency, lines, tax rate, validity, terms and custom fields, and the next number, whatever the state of the quote. Records `quote.created`. Lines are checked again: a product made inactive since is 400.
          */
         post: operations["duplicateQuote"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/quotes/{id}/edit-as-draft": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Edit a sent quote as a draft
-         * @description Brings a sent, viewed, declined or expired quote back to `draft` with `revision` one higher, so it can be edited and sent again (with a new link). The old public link answers 404 from now on. Records `quote.returned_to_draft`. A draft, accepted or void quote is 409.
-         */
-        post: operations["editSentQuoteAsDraft"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2586,66 +2582,6 @@ export interface paths {
     };
 }
 export interface webhooks {
-    "api_key.created": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The api_key.created event
-         * @description An API key was created (the token is never part of the event). POSTed to every active endpoint subscribed to `api_key.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onApiKeyCreated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "api_key.revoked": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The api_key.revoked event
-         * @description An API key was revoked. POSTed to every active endpoint subscribed to `api_key.revoked` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onApiKeyRevoked"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "api_key.updated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The api_key.updated event
-         * @description An API key was renamed or its scopes narrowed; `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `api_key.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onApiKeyUpdated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "agency_client.created": {
         parameters: {
             query?: never;
@@ -2740,6 +2676,66 @@ export interface webhooks {
          * @description The organization revoked an agency's grant; the agency is unlinked. POSTed to every active endpoint subscribed to `agency_grant.revoked` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onAgencyGrantRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The api_key.created event
+         * @description An API key was created (the token is never part of the event). POSTed to every active endpoint subscribed to `api_key.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onApiKeyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The api_key.revoked event
+         * @description An API key was revoked. POSTed to every active endpoint subscribed to `api_key.revoked` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onApiKeyRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The api_key.updated event
+         * @description An API key was renamed or its scopes narrowed; `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `api_key.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onApiKeyUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3266,6 +3262,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "export.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The export.completed event
+         * @description An export finished writing its CSV; the object is the export with its `download_url`. POSTed to every active endpoint subscribed to `export.completed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onExportCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "export.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The export.failed event
+         * @description An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why. POSTed to every active endpoint subscribed to `export.failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onExportFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "field.created": {
         parameters: {
             query?: never;
@@ -3400,46 +3436,6 @@ export interface webhooks {
          * @description An import was cancelled; rows written before stay. POSTed to every active endpoint subscribed to `import.cancelled` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onImportCancelled"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "export.completed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The export.completed event
-         * @description An export finished writing its CSV; the object is the export with its `download_url`. POSTed to every active endpoint subscribed to `export.completed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onExportCompleted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "export.failed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The export.failed event
-         * @description An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why. POSTed to every active endpoint subscribed to `export.failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onExportFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3586,6 +3582,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The note.created event
+         * @description A note was created. POSTed to every active endpoint subscribed to `note.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onNoteCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The note.updated event
+         * @description A note was changed; `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `note.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onNoteUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The note.deleted event
+         * @description A note was deleted; the object is the note as it was. POSTed to every active endpoint subscribed to `note.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onNoteDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "pipeline.created": {
         parameters: {
             query?: never;
@@ -3640,66 +3696,6 @@ export interface webhooks {
          * @description A stage checklist pipeline was deleted with its stages; the object is the pipeline as it was. POSTed to every active endpoint subscribed to `pipeline.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onPipelineDeleted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "note.created": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The note.created event
-         * @description A note was created. POSTed to every active endpoint subscribed to `note.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onNoteCreated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "note.updated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The note.updated event
-         * @description A note was changed (its content, pin or associations); `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `note.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onNoteUpdated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "note.deleted": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The note.deleted event
-         * @description A note was deleted; the object is the note as it was. POSTed to every active endpoint subscribed to `note.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onNoteDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3846,6 +3842,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "quote.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The quote.voided event
+         * @description The seller voided a quote; its link shows it as void and can no longer be answered. POSTed to every active endpoint subscribed to `quote.voided` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onQuoteVoided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "quote.returned_to_draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The quote.returned_to_draft event
+         * @description A quote became a draft again (edit-as-draft): `revision` went up by one and the previous public link stopped working. POSTed to every active endpoint subscribed to `quote.returned_to_draft` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onQuoteReturnedToDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "quote.viewed": {
         parameters: {
             query?: never;
@@ -3926,46 +3962,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "quote.voided": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The quote.voided event
-         * @description The seller voided a quote; its link shows it as void and can no longer be answered. POSTed to every active endpoint subscribed to `quote.voided` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onQuoteVoided"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "quote.returned_to_draft": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The quote.returned_to_draft event
-         * @description A quote became a draft again (edit-as-draft): `revision` went up by one and the previous public link stopped working. POSTed to every active endpoint subscribed to `quote.returned_to_draft` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onQuoteReturnedToDraft"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "sandbox.reset": {
         parameters: {
             query?: never;
@@ -4026,6 +4022,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The task.deleted event
+         * @description A task was deleted; the object is the task as it was. POSTed to every active endpoint subscribed to `task.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onTaskDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "task.completed": {
         parameters: {
             query?: never;
@@ -4060,26 +4076,6 @@ export interface webhooks {
          * @description A completed task was set back to open (recorded beside its `task.updated`). POSTed to every active endpoint subscribed to `task.reopened` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onTaskReopened"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "task.deleted": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The task.deleted event
-         * @description A task was deleted; the object is the task as it was. POSTed to every active endpoint subscribed to `task.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onTaskDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4140,6 +4136,26 @@ export interface webhooks {
          * @description A debit was refunded. POSTed to every active endpoint subscribed to `usage.refund` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onUsageRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The webhook.test event
+         * @description A test event, sent only to the endpoint it was requested for (`POST /v1/webhooks/{id}/test`). POSTed to every active endpoint subscribed to `webhook.test` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4226,26 +4242,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "webhook.test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The webhook.test event
-         * @description A test event, sent only to the endpoint it was requested for (`POST /v1/webhooks/{id}/test`). POSTed to every active endpoint subscribed to `webhook.test` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
-         */
-        post: operations["onWebhookTest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export interface components {
     schemas: {
@@ -4273,7 +4269,7 @@ export interface components {
              */
             org_id: string;
         };
-        /** @description A contact on a deal */
+        /** @description The contact's role on the deal */
         AddContactToDealRequest: {
             role?: string | null;
         };
@@ -4287,7 +4283,7 @@ export interface components {
                  */
                 deal_id: string;
                 /**
-                 * @description Identifier of the contact
+                 * @description The contact
                  * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 contact_id: string;
@@ -5134,12 +5130,6 @@ export interface components {
              */
             name: string;
             /**
-             * @description Lifecycle state: created as `draft`, `active` once launched, `paused` and resumed by their operations; read-only
-             * @example draft
-             * @enum {string}
-             */
-            status: "draft" | "active" | "paused" | "completed";
-            /**
              * @description Channels the campaign uses
              * @example [
              *       "email",
@@ -5214,6 +5204,12 @@ export interface components {
              */
             audience_count: number;
             launched_at: number | null;
+            /**
+             * @description Lifecycle state: created as `draft`, `active` once launched, `paused` and resumed by their operations; read-only
+             * @example draft
+             * @enum {string}
+             */
+            status: "draft" | "active" | "paused" | "completed";
             /**
              * @description When the campaign was created, unix seconds
              * @example 1767225600
@@ -7393,10 +7389,13 @@ export interface components {
         };
         /**
          * DeletedContactLink
-         * @description The contact was removed from the deal
+         * @description The contact link was deleted
          */
         DeletedContactLink: {
-            /** @description The `contact_id` of the contact removed */
+            /**
+             * @description Identifier of the deleted contact link
+             * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
             id: string;
             /**
              * @description Always true
@@ -8092,13 +8091,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8139,13 +8138,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8222,13 +8221,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8269,13 +8268,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8301,13 +8300,13 @@ export interface components {
                      * @example budget_confirmed
                      */
                     key: string;
-                    note: string | null;
-                    source: string | null;
                     /**
                      * @description Title of the key in the library
                      * @example Budget confirmed
                      */
                     title: string;
+                    note: string | null;
+                    source: string | null;
                     /**
                      * @description When the evidence was first recorded, unix seconds
                      * @example 1767225600
@@ -9035,7 +9034,7 @@ export interface components {
                  */
                 deal_id: string;
                 /**
-                 * @description Identifier of the contact
+                 * @description The contact
                  * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 contact_id: string;
@@ -9240,45 +9239,6 @@ export interface components {
         /** @description Every key of the library */
         ListEvidenceLibraryResponse: {
             data: components["schemas"]["EvidenceKey"][];
-        };
-        /** @description A page of the deal's evidence */
-        ListEvidenceOnDealResponse: {
-            /**
-             * @description Always `list`
-             * @enum {string}
-             */
-            object: "list";
-            data: {
-                /**
-                 * @description The deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                deal_id: string;
-                /**
-                 * @description The evidence key (of the evidence library)
-                 * @example budget_confirmed
-                 */
-                key: string;
-                note: string | null;
-                source: string | null;
-                /**
-                 * @description Title of the key in the library
-                 * @example Budget confirmed
-                 */
-                title: string;
-                /**
-                 * @description When the evidence was first recorded, unix seconds
-                 * @example 1767225600
-                 */
-                created_at: number;
-                /**
-                 * @description When its note or source last changed, unix seconds
-                 * @example 1767225600
-                 */
-                updated_at: number;
-            }[];
-            next_cursor: string | null;
-            pagination: components["schemas"]["Pagination"];
         };
         /** @description A page of exports */
         ListExportsResponse: {
@@ -9969,7 +9929,7 @@ export interface components {
                 deal_ids?: string[];
             };
         };
-        /** @description A note was changed (its content, pin or associations); `previous_attributes` holds the earlier values */
+        /** @description A note was changed; `previous_attributes` holds the earlier values */
         NoteUpdatedEvent: components["schemas"]["Event"] & {
             /**
              * @description The event type
@@ -10710,12 +10670,6 @@ export interface components {
             valid_until: number | null;
             terms: string | null;
             /**
-             * @description `draft` → `sent` → `viewed` → `accepted` or `declined`; `expired` once `valid_until` passes unanswered; `void` when the seller withdraws it. Read-only: moved by the quote's operations
-             * @example draft
-             * @enum {string}
-             */
-            status: "draft" | "sent" | "viewed" | "accepted" | "declined" | "expired" | "void";
-            /**
              * @description Starts at 1; each edit-as-draft adds one (and retires the public link of the revision before); read-only
              * @example 1
              */
@@ -10738,6 +10692,12 @@ export interface components {
             custom_fields: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `draft` → `sent` → `viewed` → `accepted` or `declined`; `expired` once `valid_until` passes unanswered; `void` when the seller withdraws it. Read-only: moved by the quote's operations
+             * @example draft
+             * @enum {string}
+             */
+            status: "draft" | "sent" | "viewed" | "accepted" | "declined" | "expired" | "void";
             public_token: string | null;
             /**
              * @description When the quote was created, unix seconds
@@ -10939,7 +10899,7 @@ export interface components {
              */
             filters?: {
                 /**
-                 * @description A field of the quote: `id`, `title`, `number`, `deal_id`, `contact_id`, `currency`, `line_items`, `tax_percent`, `subtotal`, `discount_total`, `tax_total`, `total`, `valid_until`, `terms`, `status`, `revision`, `sent_at`, `viewed_at`, `accepted_at`, `signer_name`, `signer_ip`, `declined_at`, `decline_reason`, `voided_at`, `custom_fields`, `created_at`, `updated_at`, or `custom_fields.<name>` for a custom field. An unknown field is 400 naming it
+                 * @description A field of the quote: `id`, `title`, `number`, `deal_id`, `contact_id`, `currency`, `line_items`, `tax_percent`, `subtotal`, `discount_total`, `tax_total`, `total`, `valid_until`, `terms`, `revision`, `sent_at`, `viewed_at`, `accepted_at`, `signer_name`, `signer_ip`, `declined_at`, `decline_reason`, `voided_at`, `custom_fields`, `status`, `created_at`, `updated_at`, or `custom_fields.<name>` for a custom field. An unknown field is 400 naming it
                  * @example title
                  */
                 field: string;
@@ -10978,7 +10938,7 @@ export interface components {
              */
             filter_groups?: {
                 /**
-                 * @description A field of the quote: `id`, `title`, `number`, `deal_id`, `contact_id`, `currency`, `line_items`, `tax_percent`, `subtotal`, `discount_total`, `tax_total`, `total`, `valid_until`, `terms`, `status`, `revision`, `sent_at`, `viewed_at`, `accepted_at`, `signer_name`, `signer_ip`, `declined_at`, `decline_reason`, `voided_at`, `custom_fields`, `created_at`, `updated_at`, or `custom_fields.<name>` for a custom field. An unknown field is 400 naming it
+                 * @description A field of the quote: `id`, `title`, `number`, `deal_id`, `contact_id`, `currency`, `line_items`, `tax_percent`, `subtotal`, `discount_total`, `tax_total`, `total`, `valid_until`, `terms`, `revision`, `sent_at`, `viewed_at`, `accepted_at`, `signer_name`, `signer_ip`, `declined_at`, `decline_reason`, `voided_at`, `custom_fields`, `status`, `created_at`, `updated_at`, or `custom_fields.<name>` for a custom field. An unknown field is 400 naming it
                  * @example title
                  */
                 field: string;
@@ -11173,7 +11133,7 @@ export interface components {
             note?: string | null;
             source?: string | null;
         };
-        /** @description The evidence, recorded again */
+        /** @description The evidence, updated */
         RecordEvidenceOnDealResponse: {
             /** @description Evidence on a deal */
             data: {
@@ -11187,13 +11147,13 @@ export interface components {
                  * @example budget_confirmed
                  */
                 key: string;
-                note: string | null;
-                source: string | null;
                 /**
                  * @description Title of the key in the library
                  * @example Budget confirmed
                  */
                 title: string;
+                note: string | null;
+                source: string | null;
                 /**
                  * @description When the evidence was first recorded, unix seconds
                  * @example 1767225600
@@ -11206,11 +11166,13 @@ export interface components {
                 updated_at: number;
             };
         };
-        /** @description The evidence was removed from the deal */
+        /** @description The evidence was removed */
         RemoveEvidenceFromDealResponse: {
-            /** @description The evidence was removed from the deal */
             data: {
-                /** @description The `key` of the evidence removed */
+                /**
+                 * @description The evidence key removed
+                 * @example budget_confirmed
+                 */
                 key: string;
                 /**
                  * @description Always true
@@ -12531,7 +12493,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
+            event_types: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             description?: string | null;
             /**
              * @description Whether events are delivered (default true)
@@ -12618,7 +12580,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
+            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             description?: string | null;
             /**
              * @description Whether events are delivered; at most 10 active endpoints per organization and mode
@@ -12708,7 +12670,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test")[];
+            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
         };
         /**
          * WebhookReplayResult
@@ -19790,8 +19752,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The launched campaign */
-            201: {
+            /** @description The campaign, active */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
@@ -20057,8 +20019,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The paused campaign */
-            201: {
+            /** @description The campaign, paused */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
@@ -20309,8 +20271,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The resumed campaign */
-            201: {
+            /** @description The campaign, active */
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
@@ -21998,1488 +21960,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    listContactsOnDeal: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Page number, 1-indexed; ignored when `cursor` is given
-                 * @example 1
-                 */
-                page?: number;
-                /**
-                 * @description Items per page, 1 to 200
-                 * @example 50
-                 */
-                limit?: number;
-                /**
-                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
-                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
-                 */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of the deal's contacts */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListContactsOnDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    addContactToDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-                /**
-                 * @description Identifier of the contact
-                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                contact_id: string;
-            };
-            cookie?: never;
-        };
-        /** @description A contact on a deal */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddContactToDealRequest"];
-            };
-        };
-        responses: {
-            /** @description The contact on the deal */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AddContactToDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    removeContactFromDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-                /**
-                 * @description Identifier of the contact
-                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                contact_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The contact was removed from the deal */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeletedContactLinkResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    listEvidenceOnDeal: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Page number, 1-indexed; ignored when `cursor` is given
-                 * @example 1
-                 */
-                page?: number;
-                /**
-                 * @description Items per page, 1 to 200
-                 * @example 50
-                 */
-                limit?: number;
-                /**
-                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
-                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
-                 */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of the deal's evidence */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListEvidenceOnDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    recordEvidenceOnDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        /** @description Evidence to record on the deal */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RecordEvidenceOnDealRequest"];
-            };
-        };
-        responses: {
-            /** @description The evidence, recorded again */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
-                };
-            };
-            /** @description The evidence, recorded */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    removeEvidenceFromDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-                /**
-                 * @description The evidence key
-                 * @example budget_confirmed
-                 */
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The evidence was removed from the deal */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RemoveEvidenceFromDealResponse"];
                 };
             };
             /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
@@ -26187,6 +24667,1268 @@ export interface operations {
                     "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listContactsOnDeal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /** @description Opaque `next_cursor` from a previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the deal's contacts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListContactsOnDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    addContactToDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description Identifier of the contact
+                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The contact's role on the deal */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddContactToDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The contact on the deal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddContactToDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    removeContactFromDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description Identifier of the contact
+                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact was removed from the deal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedContactLinkResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    recordEvidenceOnDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Evidence to record on the deal */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordEvidenceOnDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The evidence, updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
+                };
+            };
+            /** @description The evidence, recorded */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    removeEvidenceFromDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description The evidence key
+                 * @example budget_confirmed
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence was removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoveEvidenceFromDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -39258,7 +39000,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The quote */
+            /** @description The quote, sent */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -39510,7 +39252,259 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The quote */
+            /** @description The quote, void */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuoteResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    editSentQuoteAsDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the quote
+                 * @example quo_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote, draft */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -39764,258 +39758,6 @@ export interface operations {
         responses: {
             /** @description The quote */
             201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["QuoteResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    editSentQuoteAsDraft: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the quote
-                 * @example quo_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The quote */
-            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
@@ -44541,7 +44283,7 @@ export interface operations {
                  * @description Only events of this type (one of `GET /v1/webhooks/event-types`); narrows a live stream too
                  * @example contact.created
                  */
-                type?: "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test";
+                type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
                 /**
                  * @description Only events made by keys of this organization: an agency's id lists what that agency did here (lists only)
                  * @example org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
@@ -52377,7 +52119,7 @@ export interface operations {
                  * @description Only deliveries of events of this type
                  * @example contact.created
                  */
-                event_type?: "api_key.created" | "api_key.revoked" | "api_key.updated" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "export.completed" | "export.failed" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "note.created" | "note.updated" | "note.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "quote.voided" | "quote.returned_to_draft" | "sandbox.reset" | "task.created" | "task.updated" | "task.completed" | "task.reopened" | "task.deleted" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook.test";
+                event_type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
             };
             header?: never;
             path: {
@@ -53595,114 +53337,6 @@ export interface operations {
             };
         };
     };
-    onApiKeyCreated: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ApiKeyCreatedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onApiKeyRevoked: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ApiKeyRevokedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onApiKeyUpdated: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ApiKeyUpdatedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     onAgencyClientCreated: {
         parameters: {
             query?: never;
@@ -53864,6 +53498,114 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AgencyGrantRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyUpdatedEvent"];
             };
         };
         responses: {
@@ -54819,6 +54561,78 @@ export interface operations {
             };
         };
     };
+    onExportCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onExportFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onFieldCreated: {
         parameters: {
             query?: never;
@@ -55052,78 +54866,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ImportCancelledEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onExportCompleted: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ExportCompletedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onExportFailed: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ExportFailedEvent"];
             };
         };
         responses: {
@@ -55395,114 +55137,6 @@ export interface operations {
             };
         };
     };
-    onPipelineCreated: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PipelineCreatedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onPipelineUpdated: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PipelineUpdatedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onPipelineDeleted: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PipelineDeletedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     onNoteCreated: {
         parameters: {
             query?: never;
@@ -55592,6 +55226,114 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NoteDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPipelineCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PipelineCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPipelineUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PipelineUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPipelineDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PipelineDeletedEvent"];
             };
         };
         responses: {
@@ -55863,6 +55605,78 @@ export interface operations {
             };
         };
     };
+    onQuoteVoided: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQuoteReturnedToDraft: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteReturnedToDraftEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onQuoteViewed: {
         parameters: {
             query?: never;
@@ -56007,78 +55821,6 @@ export interface operations {
             };
         };
     };
-    onQuoteVoided: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["QuoteVoidedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onQuoteReturnedToDraft: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["QuoteReturnedToDraftEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     onSandboxReset: {
         parameters: {
             query?: never;
@@ -56187,6 +55929,42 @@ export interface operations {
             };
         };
     };
+    onTaskDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onTaskCompleted: {
         parameters: {
             query?: never;
@@ -56240,42 +56018,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TaskReopenedEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onTaskDeleted: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaskDeletedEvent"];
             };
         };
         responses: {
@@ -56384,6 +56126,42 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UsageRefundEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {
@@ -56528,42 +56306,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
-            };
-        };
-        responses: {
-            /** @description Acknowledged (any 2xx) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Gone: the endpoint is disabled and gets no more deliveries */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    onWebhookTest: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
-                "webhook-id": string;
-                /** @description When this attempt was signed, unix seconds */
-                "webhook-timestamp": string;
-                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

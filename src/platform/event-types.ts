@@ -1,14 +1,19 @@
 // The catalog of every event type the service emits. `WriteContext.emit` accepts only a type listed
 // here, so `GET /v1/webhooks/event-types`, the `type` filter of `GET /v1/events` and the webhook
-// subscriptions all read this one list and cannot drift from the code that emits events.
+// subscriptions all read this one list and cannot drift from the code that emits events. A kernel
+// resource's events (`<name>.created|updated|deleted` and its declared actions') are not written
+// here: `defineResource` declares them from the definition (`declareEventTypes`), so a new resource
+// cannot forget them. Written here are the events of writes the kernel does not make.
+import { Type } from 'typebox';
 
-interface EventTypeInfo {
+export interface EventTypeInfo {
   readonly description: string;
   /** False for events sent to one endpoint only (a test), never fanned out to subscriptions. */
   readonly fanOut?: false;
 }
 
-export const EVENT_TYPES = {
+/** The events emitted by code of its own (keys, agencies, imports, a deal's stage moves, …). */
+const OWN_EVENT_TYPES = {
   'api_key.created': { description: 'An API key was created (the token is never part of the event)' },
   'api_key.revoked': { description: 'An API key was revoked' },
   'api_key.updated': { description: 'An API key was renamed or its scopes narrowed; `previous_attributes` holds the earlier values' },
@@ -17,21 +22,6 @@ export const EVENT_TYPES = {
   'agency_client.unlinked': { description: 'An agency unlinked a client organization (the organization and its data remain)' },
   'agency_grant.created': { description: 'The organization offered an agency access (the grant code is never part of the event)' },
   'agency_grant.revoked': { description: 'The organization revoked an agency\'s grant; the agency is unlinked' },
-  'campaign.created': { description: 'A campaign was created' },
-  'campaign.updated': { description: 'A campaign was changed; `previous_attributes` holds the earlier values' },
-  'campaign.deleted': { description: 'A campaign was deleted; the object is the campaign as it was' },
-  'campaign.launched': { description: 'A campaign was launched and its audience enrolled' },
-  'campaign.paused': { description: 'An active campaign was paused' },
-  'campaign.resumed': { description: 'A paused campaign was resumed' },
-  'company.created': { description: 'A company was created' },
-  'company.updated': { description: 'A company was changed; `previous_attributes` holds the earlier values' },
-  'company.deleted': { description: 'A company was deleted; the object is the company as it was' },
-  'contact.created': { description: 'A contact was created' },
-  'contact.updated': { description: 'A contact was changed; `previous_attributes` holds the earlier values' },
-  'contact.deleted': { description: 'A contact was deleted; the object is the contact as it was' },
-  'deal.created': { description: 'A deal was created' },
-  'deal.updated': { description: 'A deal was changed (also when its stage was deleted or changed type); `previous_attributes` holds the earlier values' },
-  'deal.deleted': { description: 'A deal was deleted; the object is the deal as it was' },
   'deal.stage_changed': { description: 'A deal entered another stage; the object is the deal with `previous_stage_id`, `forced` (true when the request said `force: true`) and `bypassed` (the required evidence keys it lacked, entering by force), and `previous_attributes.stage_id` the stage it left. A deal created by force into a stage it lacks evidence for records one too, with `previous_stage_id` null' },
   'deal.contact_added': { description: 'A contact was put on a deal; the object is the deal with the contact link' },
   'deal.contact_updated': { description: 'The role of a contact on a deal changed; `previous_attributes.role` holds the earlier role' },
@@ -52,38 +42,13 @@ export const EVENT_TYPES = {
   'import.cancelled': { description: 'An import was cancelled; rows written before stay' },
   'export.completed': { description: 'An export finished writing its CSV; the object is the export with its `download_url`' },
   'export.failed': { description: 'An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why' },
-  'list.created': { description: 'A list was created' },
-  'list.updated': { description: 'A list was renamed or its description changed' },
-  'list.deleted': { description: 'A list was deleted; the object is the list as it was' },
   'list.entries_added': { description: 'E-mail addresses or domains were added to a suppression list; `added` names the new values' },
   'list.entry_deleted': { description: 'An entry was removed from a suppression list' },
   'list.members_added': { description: 'Records were added to a list; `added` names their ids' },
   'list.member_removed': { description: 'A record was removed from a list; `removed` names its id' },
-  'pipeline.created': { description: 'A stage checklist pipeline (methodology) was created, by hand or from a template; the object holds its stages' },
-  'pipeline.updated': { description: 'A stage checklist pipeline, or one of its stages, was changed, added, reordered or deleted; the object is the pipeline with its stages' },
-  'pipeline.deleted': { description: 'A stage checklist pipeline was deleted with its stages; the object is the pipeline as it was' },
-  'note.created': { description: 'A note was created' },
-  'note.updated': { description: 'A note was changed (its content, pin or associations); `previous_attributes` holds the earlier values' },
-  'note.deleted': { description: 'A note was deleted; the object is the note as it was' },
-  'product.created': { description: 'A product was created' },
-  'product.updated': { description: 'A product was changed; `previous_attributes` holds the earlier values' },
-  'product.deleted': { description: 'A product was deleted; the object is the product as it was' },
-  'quote.created': { description: 'A draft quote was created (also by `POST /v1/quotes/{id}/duplicate`)' },
-  'quote.updated': { description: 'A draft quote was changed; `previous_attributes` holds the earlier values' },
-  'quote.deleted': { description: 'A draft quote was deleted; the object is the quote as it was' },
-  'quote.sent': { description: 'A quote was sent: it has a public link and can no longer be edited (the link\'s token is never part of the event: the send answers it once)' },
-  'quote.viewed': { description: 'The recipient opened a sent quote for the first time' },
-  'quote.accepted': { description: 'The recipient accepted a quote; the object carries `signer_name`, `signer_ip` and `accepted_at`. Nothing else changes: the seller decides what happens to the deal' },
-  'quote.declined': { description: 'The recipient declined a quote; the object carries `decline_reason`' },
-  'quote.expired': { description: 'A sent or viewed quote passed its `valid_until` without an answer (recorded by the scheduled expiry)' },
-  'quote.voided': { description: 'The seller voided a quote; its link shows it as void and can no longer be answered' },
-  'quote.returned_to_draft': { description: 'A quote became a draft again (edit-as-draft): `revision` went up by one and the previous public link stopped working' },
   'sandbox.reset': { description: 'The test-mode data set was replaced by a fresh sandbox data set' },
-  'task.created': { description: 'A task was created' },
-  'task.updated': { description: 'A task was changed; `previous_attributes` holds the earlier values' },
   'task.completed': { description: 'An open task was completed (recorded beside its `task.updated`); the object is the task with `completed_at`' },
   'task.reopened': { description: 'A completed task was set back to open (recorded beside its `task.updated`)' },
-  'task.deleted': { description: 'A task was deleted; the object is the task as it was' },
   'usage.grant': { description: 'Credits were granted' },
   'usage.debit': { description: 'Credits were debited for a billable operation' },
   'usage.refund': { description: 'A debit was refunded' },
@@ -94,22 +59,64 @@ export const EVENT_TYPES = {
   'webhook.test': { description: 'A test event, sent only to the endpoint it was requested for (`POST /v1/webhooks/{id}/test`)', fanOut: false },
 } as const satisfies Record<string, EventTypeInfo>;
 
-export type EventType = keyof typeof EVENT_TYPES;
+declare const declared: unique symbol;
+/** An event type declared by a definition (`Resource.events`): a string only the kernel makes. */
+export type DeclaredEventType = string & { readonly [declared]: true };
+export type EventType = keyof typeof OWN_EVENT_TYPES | DeclaredEventType;
 
-export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
+/**
+ * The whole catalog, by type, and its names in their listed order (grouped by record kind, the kinds
+ * in alphabetical order; in a kind, created, updated and deleted, then its actions', then its own).
+ * Both grow as definitions declare their events, all of them before an app is built; the schemas of
+ * `eventTypeSchema` hold the list itself, so they are complete when routes compile.
+ */
+export const EVENT_TYPES: Record<string, EventTypeInfo> = {};
+export const EVENT_TYPE_NAMES: string[] = [];
+const NAMES_OR_ALL: string[] = ['*'];
+const rank = new Map<string, number>();
+
+function add(type: string, info: EventTypeInfo, order: number): void {
+  if (!Object.hasOwn(EVENT_TYPES, type)) EVENT_TYPE_NAMES.push(type);
+  EVENT_TYPES[type] = info;
+  rank.set(type, order);
+  const kind = (t: string) => t.slice(0, t.indexOf('.'));
+  EVENT_TYPE_NAMES.sort((a, b) => (kind(a) === kind(b) ? rank.get(a)! - rank.get(b)! : kind(a) < kind(b) ? -1 : 1));
+  NAMES_OR_ALL.splice(1, NAMES_OR_ALL.length - 1, ...EVENT_TYPE_NAMES);
+  // The record lists its types in the same order (the OpenAPI document's webhooks follow it).
+  for (const name of EVENT_TYPE_NAMES) {
+    const entry = EVENT_TYPES[name];
+    delete EVENT_TYPES[name];
+    EVENT_TYPES[name] = entry;
+  }
+}
+
+let order = 0;
+// Declared events come first in their kind, in the order declared; then the kind's own.
+const OWN_RANK = 1_000_000;
+for (const [type, info] of Object.entries(OWN_EVENT_TYPES)) add(type, info, OWN_RANK + order++);
+
+/** Declares the events of a definition (by a key of its choosing: its type and description), answering their types. */
+export function declareEventTypes<K extends string>(events: Record<K, { type: string; description: string }>): Record<K, DeclaredEventType> {
+  const entries = Object.entries(events) as Array<[K, { type: string; description: string }]>;
+  for (const [, e] of entries) add(e.type, { description: e.description }, order++);
+  return Object.fromEntries(entries.map(([k, e]) => [k, e.type])) as Record<K, DeclaredEventType>;
+}
+
+/** A schema for one event type of the catalog (or `*` with `orAll`), whose list grows with it. */
+export const eventTypeSchema = (options: { description: string; examples?: unknown[] }, orAll = false) =>
+  Type.Unsafe<string>({ type: 'string', enum: orAll ? NAMES_OR_ALL : EVENT_TYPE_NAMES, ...options });
 
 export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_TYPES, value);
 
 /**
- * The `<resource>.<action>` type of a kernel resource's write. The kernel's types are built from the
- * resource's name, so they are checked here: a resource whose events are not catalogued fails at its
- * first write (and the webhooks tests check every registered resource).
+ * The `<resource>.<action>` type of a kernel resource's write: declared by its definition, so
+ * always in the catalog once the resource is defined.
  */
 export function resourceEvent(resource: string, action: 'created' | 'updated' | 'deleted'): EventType {
   const type = `${resource}.${action}`;
-  if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalog (src/platform/event-types.ts)`);
+  if (!isEventType(type)) throw new Error(`Event type ${type} is not in the catalog: ${resource} is not a defined resource`);
   return type;
 }
 
 /** Whether events of `type` go to every endpoint subscribed to them. */
-export const fansOut = (type: string): boolean => (EVENT_TYPES as Record<string, EventTypeInfo>)[type]?.fanOut !== false;
+export const fansOut = (type: string): boolean => EVENT_TYPES[type]?.fanOut !== false;

@@ -4,6 +4,7 @@
 import type { JobKind } from '../platform/jobs/kinds.ts';
 import { pruneJobs, purgeIdempotencyKeys } from '../platform/jobs/maintenance.ts';
 import type { Schedule } from '../platform/jobs/schedules.ts';
+import { workStates } from '../platform/resource/lifecycle.ts';
 import { writeStoredJson } from '../platform/resource/stored-json.ts';
 import { exportJob } from './exports/exports.jobs.ts';
 import { importJob } from './imports/imports.jobs.ts';
@@ -22,6 +23,8 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   importJob,
   exportJob,
   storedJson,
+  // Transitional states of declared lifecycles: each record's work, then its next state.
+  workStates(resources),
 ];
 
 export const SCHEDULES: readonly Schedule[] = [

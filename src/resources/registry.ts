@@ -17,7 +17,6 @@ import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { campaigns } from './campaigns/campaigns.resource.ts';
 import { checklistPipelines } from './checklists/checklists.resource.ts';
 import { checklistRoutes } from './checklists/checklists.routes.ts';
-import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { companies } from './companies/companies.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
 import { dealContacts } from './deals/deal-contacts.children.ts';
@@ -62,7 +61,7 @@ export const groups: Group[] = [
   resource(contacts),
   resource(companies),
   resource(lists, listRoutes),
-  resource(campaigns, campaignRoutes),
+  resource(campaigns),
   resource(deals, dealRoutes, [dealContacts, dealEvidence]),
   resource(checklistPipelines, checklistRoutes),
   resource(tasks),

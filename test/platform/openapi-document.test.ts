@@ -456,7 +456,7 @@ describe('a client generated from the document', () => {
       'export const field = (e: Schemas[\'ValidationError\']): string | undefined => e.param;',
       '// @ts-expect-error a 404 is never a conflict',
       'export const notAConflict = (e: Schemas[\'NotFoundError\']): \'conflict\' => e.type;',
-      'export type Launched = operations[\'launchCampaign\'][\'responses\'][201][\'content\'][\'application/json\'];',
+      'export type Launched = operations[\'launchCampaign\'][\'responses\'][200][\'content\'][\'application/json\'];',
       'export type Usage = operations[\'getUsage\'][\'responses\'][200][\'content\'][\'application/json\'][\'data\'];',
       'export type ContactCreated = NonNullable<webhooks[\'contact.created\'][\'post\']>[\'requestBody\'];',
       '// @ts-expect-error list_id is required',

@@ -98,10 +98,10 @@ describe('routes that take no body', () => {
 
     // No body, or an empty object, is accepted; the refused request's key was not spent.
     const launched = await t.test.post(`/v1/campaigns/${campaign.id}/launch`, {}, { 'idempotency-key': 'launch-with-body' });
-    expect(launched.statusCode, launched.body).toBe(201);
+    expect(launched.statusCode, launched.body).toBe(200);
     expect(launched.json().data.status).toBe('active');
     const paused = await t.test('POST', `/v1/campaigns/${campaign.id}/pause`);
-    expect(paused.statusCode, paused.body).toBe(201);
+    expect(paused.statusCode, paused.body).toBe(200);
   });
 
   it('refuses a delete with a body and keeps the object', async () => {

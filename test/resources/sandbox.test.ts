@@ -134,7 +134,7 @@ describe('sandbox data', () => {
     expect((await t.test.patch(`/v1/companies/${company.id}`, { name: 'Renamed Inc' })).statusCode).toBe(200);
     expect((await t.test.post('/v1/lists', { name: 'Scratch', type: 'contacts' })).statusCode).toBe(201);
     const draft = (await t.test.get('/v1/campaigns?status=draft')).json().data[0];
-    expect((await t.test.post(`/v1/campaigns/${draft.id}/launch`)).statusCode).toBe(201);
+    expect((await t.test.post(`/v1/campaigns/${draft.id}/launch`)).statusCode).toBe(200);
     expect((await t.test.get('/v1/usage')).json().data.balance).toBeLessThan(1000);
 
     const res = await t.test.post('/v1/sandbox/reset');

@@ -83,7 +83,7 @@ describe('webhook endpoints', () => {
       expect(res.statusCode, res.body).toBe(status);
       expect(JSON.stringify(res.json().detail)).toMatch(detail);
     };
-    await bad({ url: 'https://example.com', event_types: ['nope.created'] }, 400, /Invalid event_types.0: must be one of \*, api_key.created/);
+    await bad({ url: 'https://example.com', event_types: ['nope.created'] }, 400, /Invalid event_types.0: must be one of \*, agency_client.created/);
     await bad({ url: 'https://example.com', event_types: ['*', 'contact.created'] }, 400, /cannot be combined/);
     await bad({ url: 'ftp://example.com/x', event_types: ['*'] }, 400, /https:\/\/ or http:\/\//);
     await bad({ url: 'not a url', event_types: ['*'] }, 422, /value is not a valid uri/);

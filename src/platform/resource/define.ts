@@ -14,6 +14,8 @@ import type { RouteMessages } from '../validation.ts';
 import type { ReadAhead, WriteContext } from '../write.ts';
 import { associationFilters, associationKinds, AssociationsInput, AssociationsOutput, kindsInWords, resolveAssociationTargets, type AssociationKindName, type AssociationTarget } from './associations.ts';
 import { customFieldsField } from './custom-fields.ts';
+import { checkLifecycle, lifecycleHooks, stateField, stateFieldOf, type LifecycleDefinition } from './lifecycle.ts';
+import { declareResourceEvents, type CrudEvent, type ResourceEvents } from './resource-events.ts';
 import type { Field } from './fields.ts';
 import type { ValueType } from './search-fields.ts';
 import type { TenantTable } from './tenancy.ts';
@@ -105,6 +107,13 @@ export interface ResourceDefinition {
   ownedTables?: TenantTable[];
   hooks?: Hooks;
   /**
+   * States and the actions between them (lifecycle.ts): the state field, action routes, refusals,
+   * events, frozen fields and transitional states follow from it.
+   */
+  lifecycle?: LifecycleDefinition;
+  /** What a `<name>.created|updated|deleted` event means, where more than the generated text. */
+  eventDocs?: Partial<Record<CrudEvent, string>>;
+  /**
    * Tenant-defined fields (`/v1/fields`): records carry `custom_fields`, validated on every write,
    * indexed in `field_values` and filtered by `custom_fields.<name>=` (custom-fields.ts). The table
    * needs a `custom_fields` column.
@@ -173,6 +182,8 @@ export interface Resource extends ResourceDefinition {
   associationTargets: AssociationTarget[];
   /** Resources whose records are associated with this one's (their associations go with its records). */
   associatedBy: Resource[];
+  /** The types of its events (resource-events.ts): `created`, `updated`, `deleted` and each action's. */
+  events: ResourceEvents;
 }
 
 export const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
@@ -212,7 +223,11 @@ export function defineResource(definition: ResourceDefinition): Resource {
   if (definition.storedJson && (definition.hooks?.list || definition.hooks?.asOf || definition.readsClock || definition.associations)) {
     throw new Error(`${definition.plural}: storedJson cannot go with hooks.list, hooks.asOf, readsClock or associations`);
   }
-  const r = definition.customFields ? { ...definition, fields: { ...definition.fields, custom_fields: customFieldsField() } } : definition;
+  const custom = definition.customFields ? { ...definition, fields: { ...definition.fields, custom_fields: customFieldsField() } } : definition;
+  // A lifecycle's state field comes from its declaration, in the place the definition gives it.
+  const life = custom.lifecycle;
+  if (life) checkLifecycle(custom);
+  const r = life ? { ...custom, fields: { ...custom.fields, [stateField(life)]: stateFieldOf(life) }, hooks: lifecycleHooks(custom) } : custom;
   const writable = Object.entries(r.fields).filter(([, f]) => !f.readOnly);
   const optional = (f: Field) => Type.Optional(f.nullable ? Type.Union([f.input, Type.Null()]) : f.input);
   const create: Record<string, TSchema> = {};
@@ -259,6 +274,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
       params: idParams(r),
     },
     resolvedFilters,
+    events: declareResourceEvents(r),
     dependents: [],
     refTargets: new Map(),
     associationTargets: [],

@@ -13,6 +13,7 @@ import { mutate } from '../write.ts';
 import { componentName, withArticle, type CrudOp, type Resource } from './define.ts';
 import { assertRoutes } from './assert-routes.ts';
 import { associationRoutes } from './association-routes.ts';
+import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { resolveCustomFilters } from './custom-field-values.ts';
 import { countRows, createAhead, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
 import { storedJsonOf, storedPage } from './stored-json.ts';
@@ -132,6 +133,8 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
         },
       }, (req, reply) => mutate(req, reply, 200, (w) => deleteRecord(r, w, (req.params as { id: string }).id, (req.query ?? {}) as Record<string, unknown>)));
     }
+
+    if (r.lifecycle) await app.register(lifecycleRoutes(r));
   };
 }
 

@@ -1,16 +1,15 @@
-// Campaigns and their lifecycle: draft → active (launch) ⇄ paused; see campaigns.store.ts.
+// Campaigns and their lifecycle: draft → active (launch) ⇄ paused; the launch's work is in campaigns.store.ts.
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
-import { enumOf, int, json, ref, text, timestamp } from '../../platform/resource/fields.ts';
+import { int, json, ref, text, timestamp } from '../../platform/resource/fields.ts';
 import { CAMPAIGN_STATUSES, Channels, ScheduleInputSchema, ScheduleSchema, StepsInputSchema, StepsSchema } from './campaigns.schemas.ts';
-import { beforeDelete, beforeWrite } from './campaigns.store.ts';
+import { beforeDelete, beforeWrite, launch, resume } from './campaigns.store.ts';
 
 export const campaigns = defineResource({
   name: 'campaign', plural: 'campaigns', prefix: 'cpg', table: 'campaigns', notFound: 'Campaign not found',
   tag: 'Campaigns', tagDescription: 'Multichannel campaigns and their launch',
   fields: {
     name: text({ required: true, min: 1, description: 'Name of the campaign', example: 'Q4 outbound' }),
-    status: enumOf(CAMPAIGN_STATUSES, { readOnly: true, nullable: false, default: 'draft', description: 'Lifecycle state: created as `draft`, `active` once launched, `paused` and resumed by their operations; read-only', example: 'draft' }),
     channels: json({ nullable: false, default: [], input: Channels, output: Type.Array(Channels.items, { description: 'Channels the campaign uses', examples: [['email', 'linkedin']] }), description: 'Channels the campaign uses' }),
     list_id: ref('lists', { onDelete: 'set null', check: false, prefix: 'lst', description: 'The audience: a list of type contacts or leads whose contacts are enrolled at launch; null when none is set or the list was deleted' }),
     steps: json({ nullable: false, default: [], input: StepsInputSchema, output: StepsSchema, description: 'The ordered steps' }),
@@ -24,6 +23,25 @@ export const campaigns = defineResource({
   },
   counter: 'campaigns',
   hooks: { beforeWrite, beforeDelete },
+  lifecycle: {
+    states: CAMPAIGN_STATUSES, initial: 'draft',
+    description: 'Lifecycle state: created as `draft`, `active` once launched, `paused` and resumed by their operations; read-only',
+    actions: {
+      launch: {
+        from: ['draft'], to: 'active', event: 'launched', stamps: ['launched_at'], guard: launch, operationId: 'launchCampaign', errors: [402],
+        summary: 'Launch a drafted campaign', eventDescription: 'A campaign was launched and its audience enrolled',
+        description: 'Stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. No steps: 409; no audience list: 400.',
+      },
+      pause: {
+        from: ['active'], to: 'paused', event: 'paused',
+        summary: 'Pause a campaign', eventDescription: 'An active campaign was paused', description: 'Pauses an active campaign.',
+      },
+      resume: {
+        from: ['paused'], to: 'active', event: 'resumed', guard: resume,
+        summary: 'Resume a campaign', eventDescription: 'A paused campaign was resumed', description: 'Resumes a paused campaign; one without steps is 409.',
+      },
+    },
+  },
   routes: {
     docs: {
       list: { description: 'Lists campaigns, newest first, with an exact `total`; filter by `status` and `list_id`.' },

@@ -1,18 +1,17 @@
-// Campaigns and their lifecycle: draft → active (launch) ⇄ paused. Launch enrolls the audience in
-// one set-based statement, so its cost does not grow with round trips, and pays for it in the same
-// transaction: a refused debit leaves no enrollment, no status change and no event.
+// What campaigns do beyond the kernel's CRUD and lifecycle: the editing rules, and the work of the
+// launch, which enrolls the audience in one set-based statement, so its cost does not grow with round
+// trips, and pays for it in the same transaction: a refused debit leaves no enrollment, no status
+// change and no event.
 import { sql, type SqlBool } from 'kysely';
 import { parseJson } from '../../db/sql.ts';
 import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
-import type { EventType } from '../../platform/event-types.ts';
-import type { ApiRecord, Row } from '../../platform/resource/define.ts';
-import { getRow, presentOne } from '../../platform/resource/store.ts';
-import { deleteIn, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
+import type { Row } from '../../platform/resource/define.ts';
+import type { ActionOutcome } from '../../platform/resource/lifecycle.ts';
+import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
 import { suppressedSql } from '../lists/suppression.ts';
 import { debitCredits } from '../usage/usage.store.ts';
-import { campaigns } from './campaigns.resource.ts';
 import type { Schedule, ScheduleInput, Step, StepInput } from './campaigns.schemas.ts';
 
 const EDITABLE = ['draft', 'paused'];
@@ -106,36 +105,22 @@ async function enrollAudience(w: WriteContext, campaignId: string, listId: strin
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** Launches a draft: enrolls the audience, debits one credit per enrolled contact, moves it to active. */
-export async function launchCampaign(w: WriteContext, id: string): Promise<ApiRecord> {
-  const before = await getRow(campaigns, w.tx, w.dialect, w.scope, id);
-  if (before.status !== 'draft') throw conflict('Campaign is not a draft');
-  if (!before.list_id) throw badRequest('Campaign has no audience: set list_id to a list of type contacts or leads before launching');
-  if (parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before launching');
-  const enrolled = await enrollAudience(w, id, before.list_id as string);
+/** Refuses to launch or resume a campaign with nothing to send: launching debits credits, which must buy something. */
+function requireSteps(row: Row, doing: string): void {
+  if (parseJson<Step[]>(row.steps).length === 0) throw conflict(`Campaign has no steps: add at least one step before ${doing}`);
+}
+
+/** The launch's own work (campaigns.resource.ts declares the move): enrolls the audience and debits one credit per contact enrolled. */
+export async function launch(w: WriteContext, row: Row): Promise<ActionOutcome> {
+  if (!row.list_id) throw badRequest('Campaign has no audience: set list_id to a list of type contacts or leads before launching');
+  requireSteps(row, 'launching');
+  const enrolled = await enrollAudience(w, row.id, row.list_id as string);
   if (enrolled > 0) {
-    await debitCredits(w, enrolled, 'campaign.launch', id, `Launch of campaign "${before.name}": ${enrolled} contact${enrolled === 1 ? '' : 's'} enrolled`);
+    await debitCredits(w, enrolled, 'campaign.launch', row.id, `Launch of campaign "${row.name}": ${enrolled} contact${enrolled === 1 ? '' : 's'} enrolled`);
   }
-  const changes = { status: 'active', launched_at: w.now, audience_count: enrolled, updated_at: w.now };
-  await updateIn(w.tx, 'campaigns', w.scope).set(changes).where('id', '=', id).execute();
-  const campaign = await presentOne(campaigns, w.tx, w.scope, { ...before, ...changes });
-  w.emit('campaign.launched', campaign, { status: before.status, launched_at: null, audience_count: Number(before.audience_count) });
-  return campaign;
+  return { set: { audience_count: enrolled } };
 }
 
-async function transition(w: WriteContext, id: string, from: string, to: string, event: EventType, refusal: (status: string) => string): Promise<ApiRecord> {
-  const before = await getRow(campaigns, w.tx, w.dialect, w.scope, id);
-  if (before.status !== from) throw conflict(refusal(before.status as string));
-  if (to === 'active' && parseJson<Step[]>(before.steps).length === 0) throw conflict('Campaign has no steps: add at least one step before resuming');
-  const changes = { status: to, updated_at: w.now };
-  await updateIn(w.tx, 'campaigns', w.scope).set(changes).where('id', '=', id).execute();
-  const campaign = await presentOne(campaigns, w.tx, w.scope, { ...before, ...changes });
-  w.emit(event, campaign, { status: from });
-  return campaign;
+export async function resume(_w: WriteContext, row: Row): Promise<void> {
+  requireSteps(row, 'resuming');
 }
-
-export const pauseCampaign = (w: WriteContext, id: string) =>
-  transition(w, id, 'active', 'paused', 'campaign.paused', (status) => `Only active campaigns can be paused; this campaign is ${status}`);
-
-export const resumeCampaign = (w: WriteContext, id: string) =>
-  transition(w, id, 'paused', 'active', 'campaign.resumed', (status) => `Only paused campaigns can be resumed; this campaign is ${status}`);

@@ -23,6 +23,11 @@ export const checklistPipelines = defineResource({
   filters: { name: { op: 'contains', description: 'Name contains this text, case-insensitively' }, template: { op: 'eq', description: 'Only methodologies made from this template' } },
   ownedTables: ['checklist_stages', 'evidence_keys'],
   hooks: { beforeWrite, afterWrite, beforeDelete, enrich },
+  eventDocs: {
+    created: 'A stage checklist pipeline (methodology) was created, by hand or from a template; the object holds its stages',
+    updated: 'A stage checklist pipeline, or one of its stages, was changed, added, reordered or deleted; the object is the pipeline with its stages',
+    deleted: 'A stage checklist pipeline was deleted with its stages; the object is the pipeline as it was',
+  },
   routes: {
     docs: {
       list: { summary: 'List stage checklist pipelines', description: 'Lists the methodologies with their stages, newest first, with an exact `total`. Filters: `name` (contains, case-insensitive), `template`.' },

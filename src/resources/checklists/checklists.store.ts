@@ -98,7 +98,7 @@ export function fromTemplate(w: WriteContext, template: TemplateName, name: stri
 async function changed(w: WriteContext, pipelineId: string, previous?: Record<string, unknown>): Promise<ApiRecord> {
   await updateIn(w.tx, 'checklist_pipelines', w.scope).set({ updated_at: w.now }).where('id', '=', pipelineId).execute();
   const pipeline = await presentOne(checklistPipelines, w.tx, w.scope, await getRow(checklistPipelines, w.tx, w.dialect, w.scope, pipelineId));
-  w.emit('pipeline.updated', pipeline, previous);
+  w.emit(checklistPipelines.events.updated, pipeline, previous);
   return pipeline;
 }
 

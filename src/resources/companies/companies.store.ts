@@ -48,7 +48,7 @@ async function setCompany(w: WriteContext, match: { column: 'company_id' | 'emai
   if (moved.length === 0) return;
   await updateIn(w.tx, 'contacts', w.scope).set({ company_id: companyId, updated_at: w.now }).where('id', 'in', moved.map((r) => r.id)).execute();
   const after = await present(contacts, w.tx, w.scope, moved.map((r) => ({ ...r, company_id: companyId, updated_at: w.now })));
-  after.forEach((record, i) => w.emit('contact.updated', record, { company_id: moved[i].company_id }));
+  after.forEach((record, i) => w.emit(contacts.events.updated, record, { company_id: moved[i].company_id }));
 }
 
 /** A company's domain links its contacts: unlink those of the old domain, link those of the new one. */

@@ -67,6 +67,7 @@ export const deals = defineResource({
   assert: { keys: [] },
   ownedTables: ['deal_evidence', 'deal_contacts', 'deal_stage_history', 'deal_stage_totals', 'deal_stages', 'deal_pipelines'],
   hooks: { beforeWrite, afterWrite, beforeDelete, enrich, readAhead: createReads },
+  eventDocs: { updated: 'A deal was changed (also when its stage was deleted or changed type); `previous_attributes` holds the earlier values' },
   routes: {
     docs: {
       list: { description: 'Lists deals, newest first, with an exact `total`. Filters combine: `pipeline_id`, `stage_id`, `status`, `company_id`, `contact_id`, `owner` (exact), `min_amount`, `max_amount` (minor units, inclusive), `expected_close_after`, `expected_close_before` (inclusive days), `name` (contains, case-insensitive), `list_id` (on a list of type deals).' },

@@ -63,7 +63,7 @@ export async function moveStageDeals(w: WriteContext, from: StageRow, to: StageR
   await recordStageEntry(w, moved.map((m) => m.id), to.pipeline_id, to.id, false);
   const records = await present(deals, w.tx, w.scope, moved as Row[]);
   emitStageChanged(w, records, from.id);
-  records.forEach((record, i) => w.emit('deal.updated', record, { stage_id: from.id, status: rows[i].status, closed_at: rows[i].closed_at }));
+  records.forEach((record, i) => w.emit(deals.events.updated, record, { stage_id: from.id, status: rows[i].status, closed_at: rows[i].closed_at }));
 }
 
 /** A stage changed type: its deals take the new status, and closed_at follows. */
@@ -76,5 +76,5 @@ export async function retypeStageDeals(w: WriteContext, stage: StageRow, oldType
   await updateIn(w.tx, 'deals', w.scope).set({ status: stage.stage_type, ...(keep ? {} : { closed_at: closedAt }), updated_at: w.now, ...CLEARED }).where('stage_id', '=', stage.id).execute();
   const after = rows.map((r) => ({ ...r, status: stage.stage_type, closed_at: keep ? r.closed_at : closedAt, updated_at: w.now }));
   const records = await present(deals, w.tx, w.scope, after as Row[]);
-  records.forEach((record, i) => w.emit('deal.updated', record, { status: rows[i].status, closed_at: rows[i].closed_at === null ? null : Number(rows[i].closed_at) }));
+  records.forEach((record, i) => w.emit(deals.events.updated, record, { status: rows[i].status, closed_at: rows[i].closed_at === null ? null : Number(rows[i].closed_at) }));
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { EVENT_TYPE_NAMES } from '../../platform/event-types.ts';
-import { ActorSchema, Nullable, PageQuery, Str, StringEnum, Timestamp } from '../../platform/schemas.ts';
+import { eventTypeSchema } from '../../platform/event-types.ts';
+import { ActorSchema, Nullable, PageQuery, Str, Timestamp } from '../../platform/schemas.ts';
 
 const EVENT_ID_EXAMPLE = 'evt_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
 
@@ -26,7 +26,7 @@ export type Event = Static<typeof EventSchema>;
 
 export const EventQuerySchema = Type.Object({
   ...PageQuery,
-  type: Type.Optional(StringEnum(EVENT_TYPE_NAMES, { description: 'Only events of this type (one of `GET /v1/webhooks/event-types`); narrows a live stream too', examples: ['contact.created'] })),
+  type: Type.Optional(eventTypeSchema({ description: 'Only events of this type (one of `GET /v1/webhooks/event-types`); narrows a live stream too', examples: ['contact.created'] })),
   actor_org_id: Type.Optional(Str({ description: 'Only events made by keys of this organization: an agency\'s id lists what that agency did here (lists only)', minLength: 1, maxLength: 64, examples: ['org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
   created_after: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e11, description: 'Only events created at or after this time, unix seconds (lists only)', examples: [1767225600] })),
   last_event_id: Type.Optional(Str({ description: 'Streams only: resume after this event, like the `Last-Event-ID` header (the header wins)', maxLength: 64, examples: [EVENT_ID_EXAMPLE] })),

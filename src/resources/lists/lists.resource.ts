@@ -22,6 +22,7 @@ export const lists = defineResource({
   },
   filters: { type: 'eq' },
   ownedTables: ['list_entries', 'list_members'],
+  eventDocs: { updated: 'A list was renamed or its description changed' },
   routes: {
     messages: { enum: { type: 'Invalid list type' } },
     docs: {

@@ -1,11 +1,12 @@
 // Quotes: numbered offers of lines (products of the catalog or free lines) to a contact, often on a
 // deal, with totals the service computes. A draft is edited freely; sending it freezes it and mints a
-// public link where the recipient views, accepts or declines it (quotes.routes.ts, public.routes.ts).
+// public link where the recipient views, accepts or declines it (quotes.lifecycle.ts, public.routes.ts).
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
-import { decimal, enumOf, int, json, money, ref, text, timestamp } from '../../platform/resource/fields.ts';
+import { decimal, int, json, money, ref, text, timestamp } from '../../platform/resource/fields.ts';
 import { Nullable, StringEnum } from '../../platform/schemas.ts';
 import { LinesInput, LinesOutput, QUOTE_STATES } from './quotes.schemas.ts';
+import { QUOTE_LIFECYCLE } from './quotes.lifecycle.ts';
 import { asOf, beforeDelete, beforeWrite, statusIs } from './quotes.store.ts';
 
 const computed = (description: string, example: number) => money({ readOnly: true, nullable: false, default: 0, description: `${description}; computed by the service, read-only`, example });
@@ -28,7 +29,6 @@ export const quotes = defineResource({
     total: computed('subtotal − discount_total + tax_total', 486_000),
     valid_until: timestamp({ description: 'Last moment the quote can be accepted, unix seconds; a sent or viewed quote past it is `expired`. Null: no limit', example: 1767225600 }),
     terms: text({ max: 10_000, description: 'Terms of the offer, shown to the recipient', example: 'Payment within 30 days of invoice' }),
-    status: enumOf(QUOTE_STATES, { readOnly: true, nullable: false, default: 'draft', description: '`draft` → `sent` → `viewed` → `accepted` or `declined`; `expired` once `valid_until` passes unanswered; `void` when the seller withdraws it. Read-only: moved by the quote\'s operations', example: 'draft' }),
     revision: int({ readOnly: true, nullable: false, default: 1, description: 'Starts at 1; each edit-as-draft adds one (and retires the public link of the revision before); read-only', example: 1 }),
     sent_at: stamp('When the quote was sent'),
     viewed_at: stamp('When its recipient first opened it'),
@@ -59,6 +59,12 @@ export const quotes = defineResource({
   // A sent quote expires with time (applied on every read by `asOf`), so answers are never kept.
   readsClock: true,
   hooks: { beforeWrite, beforeDelete, asOf },
+  lifecycle: QUOTE_LIFECYCLE,
+  eventDocs: {
+    created: 'A draft quote was created (also by `POST /v1/quotes/{id}/duplicate`)',
+    updated: 'A draft quote was changed; `previous_attributes` holds the earlier values',
+    deleted: 'A draft quote was deleted; the object is the quote as it was',
+  },
   routes: {
     docs: {
       list: { description: 'Lists quotes, newest first, with an exact `total`. Filters combine: `status` (as of now: a quote past `valid_until` is `expired`), `deal_id`, `contact_id`, `number`, `title` (contains, case-insensitive).' },

@@ -7,13 +7,12 @@ import { newId } from '../../platform/ids.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { present } from '../../platform/resource/store.ts';
-import { deleteIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn, type TenantTable } from '../../platform/resource/tenancy.ts';
 import { campaigns as campaignResource } from '../campaigns/campaigns.resource.ts';
 import { companies as companyResource } from '../companies/companies.resource.ts';
 import { contacts as contactResource } from '../contacts/contacts.resource.ts';
 import { EVENTS_REMOVED } from '../events/events.store.ts';
 import { lists as listResource } from '../lists/lists.resource.ts';
-import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
@@ -102,17 +101,17 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   // Each record as the API answered it when its event was recorded (computed fields given, so the
   // kernel's presentation runs no query).
   const as = <T extends object>(rows: T[], extra: (row: T, i: number) => object) => rows.map((row, i) => ({ ...row, ...extra(row, i) }) as unknown as Row);
-  for (const company of await present(companyResource, w.tx, w.scope, as(companies, () => ({ contact_count: 0 })))) w.emit('company.created', company);
+  for (const company of await present(companyResource, w.tx, w.scope, as(companies, () => ({ contact_count: 0 })))) w.emit(companyResource.events.created, company);
   const presentedLists = await present(listResource, w.tx, w.scope, as(lists, () => ({ member_count: 0 })));
-  for (const list of presentedLists) w.emit('list.created', list);
+  for (const list of presentedLists) w.emit(listResource.events.created, list);
   const suppression = presentedLists.find((l) => l.id === suppressionList.id)!;
   w.emit('list.entries_added', { ...suppression, member_count: entries.length, added: entries.map((e) => e.value) });
   const people = await present(contactResource, w.tx, w.scope, as(contacts, (_c, i) => ({ suppressed: data.contacts[i].suppressed })));
-  for (const contact of people) w.emit('contact.created', contact);
+  for (const contact of people) w.emit(contactResource.events.created, contact);
   const drafts = await present(campaignResource, w.tx, w.scope, as(campaigns, (c) => ({ status: 'draft', audience_count: 0, launched_at: null, updated_at: c.created_at })));
-  for (const campaign of drafts) w.emit('campaign.created', campaign);
+  for (const campaign of drafts) w.emit(campaignResource.events.created, campaign);
   for (const launched of await present(campaignResource, w.tx, w.scope, as(campaigns.filter((c) => c.launched_at !== null), () => ({})))) {
-    w.emit('campaign.launched', launched, { status: 'draft', launched_at: null, audience_count: 0 });
+    w.emit(campaignResource.events.launch, launched, { status: 'draft', launched_at: null, audience_count: 0 });
   }
   const deals = await seedSandboxDeals(w, companies, contacts);
   // The deals' inserts are queued; tasks, notes and the quote check that their deals exist.
@@ -128,9 +127,9 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
  * Replaces everything in the tenant's data set with a fresh sandbox data set and starting credits.
  * The event sequence keeps counting up, so a live stream simply sees `sandbox.reset` and the new data.
  */
-export async function resetSandbox(w: WriteContext, startingCredits: number): Promise<SandboxReset> {
+export async function resetSandbox(w: WriteContext, startingCredits: number, dataTables: readonly TenantTable[]): Promise<SandboxReset> {
   const { orgId } = w.scope;
-  // Every table of the registry's groups; API keys and idempotency records are kept.
+  // Every table of the registry's groups (it names them, see registry.ts); API keys and idempotency records are kept.
   for (const table of dataTables) await deleteIn(w.tx, table, w.scope).execute();
   // Custom field definitions and pipelines among them: later writes of the same transaction must not use them.
   w.changed();

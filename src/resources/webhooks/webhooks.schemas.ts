@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { EVENT_TYPE_NAMES } from '../../platform/event-types.ts';
+import { eventTypeSchema } from '../../platform/event-types.ts';
 import { Nullable, PageQuery, Str, StringEnum, Timestamp } from '../../platform/schemas.ts';
 
 const ENDPOINT_ID = 'whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
@@ -8,7 +8,7 @@ const EVENT_ID = 'evt_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
 export const MAX_ACTIVE_ENDPOINTS = 10;
 
 const Url = Str({ description: 'Where deliveries are POSTed: an `https://` (or `http://`) URL on the public internet', format: 'uri', minLength: 1, maxLength: 2048, examples: ['https://example.com/hooks/revenue'] });
-const EventTypes = Type.Array(StringEnum(['*', ...EVENT_TYPE_NAMES], { description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', examples: ['contact.created'] }), {
+const EventTypes = Type.Array(eventTypeSchema({ description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', examples: ['contact.created'] }, true), {
   minItems: 1, maxItems: 100, uniqueItems: true,
   description: 'The event types delivered: `["*"]` for every type, or a list of types; an unknown type is 400',
   examples: [['contact.created', 'contact.updated']],
@@ -94,7 +94,7 @@ export type Delivery = Static<typeof DeliverySchema>;
 export const DeliveryQuerySchema = Type.Object({
   ...PageQuery,
   status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status', examples: ['failed'] })),
-  event_type: Type.Optional(StringEnum(EVENT_TYPE_NAMES, { description: 'Only deliveries of events of this type', examples: ['contact.created'] })),
+  event_type: Type.Optional(eventTypeSchema({ description: 'Only deliveries of events of this type', examples: ['contact.created'] })),
 }, { additionalProperties: false });
 export type DeliveryQuery = Static<typeof DeliveryQuerySchema>;
 

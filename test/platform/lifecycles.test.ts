@@ -1,0 +1,180 @@
+// Generated from the registry: for every resource that declares a lifecycle, every action is taken
+// from every state, through HTTP (its route, or the public link or job that takes it): allowed moves
+// answer 200 with the record in the target state and record the action's event with the state left;
+// refused ones answer the kernel's 409 naming the state and change nothing. The OpenAPI document and
+// the event catalogue carry what the declaration says. A resource that declares states needs a way
+// to bring a record into each of them below (`reach`), so a new lifecycle cannot go untested.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/platform/errors.ts';
+import type { Resource } from '../../src/platform/resource/define.ts';
+import { eventSuffix } from '../../src/platform/resource/lifecycle.ts';
+import { runWrite, type WriteContext } from '../../src/platform/write.ts';
+import { resources } from '../../src/resources/registry.ts';
+import { acceptQuote, declineQuote, expireQuote, viewQuote } from '../../src/resources/quotes/transitions.ts';
+import { tenant, testApp, type Client } from '../helpers/app.ts';
+import { ok, type Json } from '../helpers/records.ts';
+
+const env = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' };
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp({ env });
+});
+afterAll(() => app.close());
+
+type Tenant = Awaited<ReturnType<typeof tenant>>;
+/** A record brought into a state, with what its public actions need. */
+interface Reached {
+  id: string;
+  token?: string;
+}
+/** What an action answered: its status and, when refused, its detail. */
+interface Outcome {
+  status: number;
+  detail?: string;
+}
+interface Setup {
+  /** A record of the tenant in `state`. */
+  reach(t: Tenant, state: string): Promise<Reached>;
+  /** How actions without a route are taken; `quiet`: a refused one answers without moving (a view). */
+  take?: Record<string, { run(t: Tenant, rec: Reached): Promise<Outcome>; quiet?: boolean }>;
+}
+
+const answered = async (res: Promise<{ statusCode: number; json: () => Json }>): Promise<Outcome> => {
+  const r = await res;
+  return { status: r.statusCode, detail: r.statusCode === 200 ? undefined : r.json().detail };
+};
+/** Runs a write of the tenant's live mode as a job would, answering its refusal like a route. */
+async function asJob(t: Tenant, work: (w: WriteContext) => Promise<unknown>): Promise<Outcome> {
+  try {
+    await runWrite(app.services.database, { orgId: t.org_id, mode: 'live' }, work);
+    return { status: 200 };
+  } catch (error) {
+    if (error instanceof AppError) return { status: error.status, detail: String(error.detail) };
+    throw error;
+  }
+}
+const setStored = (table: 'campaigns' | 'quotes', id: string, values: Record<string, unknown>) =>
+  app.services.database.db.updateTable(table).set(values).where('id', '=', id).execute();
+
+async function campaign(c: Client): Promise<Json> {
+  const list = await ok(c.post('/v1/lists', { name: 'Audience', type: 'contacts' }), 201);
+  await ok(c.post('/v1/contacts', { list_id: list.id, work_email: `p${Math.random().toString(36).slice(2)}@audience.example` }), 201);
+  return ok(c.post('/v1/campaigns', { name: 'Walked', list_id: list.id, steps: [{ channel: 'email', subject: 'Hi', body: 'Hello' }] }), 201);
+}
+
+/** A draft that can be sent: a contact and a line. */
+async function draftQuote(c: Client): Promise<Json> {
+  const list = await ok(c.post('/v1/lists', { name: 'People', type: 'contacts' }), 201);
+  const to = await ok(c.post('/v1/contacts', { list_id: list.id, name: 'Ada' }), 201);
+  return ok(c.post('/v1/quotes', { title: 'Walked', contact_id: to.id, line_items: [{ name: 'Workshop', unit_price: 1000 }] }), 201);
+}
+
+async function sentQuote(c: Client): Promise<Reached> {
+  const sent = await ok(c.post(`/v1/quotes/${(await draftQuote(c)).id}/send`));
+  return { id: sent.id, token: sent.public_token };
+}
+
+const publicly = (rec: Reached, action: 'accept' | 'decline', body: Json) => answered(app.inject({ method: 'POST', url: `/v1/public/quotes/${rec.token}/${action}`, payload: body }));
+/** A draft has no public link: its recipient's actions are taken as the link's routes take them. */
+const link = (rec: Reached) => ({ quote_id: rec.id });
+
+const SETUPS: Record<string, Setup> = {
+  campaigns: {
+    async reach(t, state) {
+      const { id } = await campaign(t.live);
+      if (state === 'draft') return { id };
+      await ok(t.live.post(`/v1/campaigns/${id}/launch`));
+      if (state === 'paused') await ok(t.live.post(`/v1/campaigns/${id}/pause`));
+      // No action completes a campaign yet: the state is set as a later one would.
+      if (state === 'completed') await setStored('campaigns', id, { status: 'completed' });
+      return { id };
+    },
+  },
+  quotes: {
+    async reach(t, state) {
+      if (state === 'draft') return { id: (await draftQuote(t.live)).id };
+      const rec = await sentQuote(t.live);
+      if (state === 'viewed') await ok(app.inject({ method: 'GET', url: `/v1/public/quotes/${rec.token}` }));
+      if (state === 'accepted') expect((await publicly(rec, 'accept', { name: 'Ada Lovelace' })).status).toBe(200);
+      if (state === 'declined') expect((await publicly(rec, 'decline', {})).status).toBe(200);
+      if (state === 'void') await ok(t.live.post(`/v1/quotes/${rec.id}/void`));
+      if (state === 'expired') {
+        await setStored('quotes', rec.id, { valid_until: Math.floor(Date.now() / 1000) - 60 });
+        expect((await asJob(t, (w) => expireQuote(w, rec.id))).status).toBe(200);
+      }
+      return rec;
+    },
+    take: {
+      view: {
+        quiet: true,
+        run: async (t, rec) => (rec.token ? answered(app.inject({ method: 'GET', url: `/v1/public/quotes/${rec.token}` })) : asJob(t, (w) => viewQuote(w, link(rec)))),
+      },
+      accept: { run: async (t, rec) => (rec.token ? publicly(rec, 'accept', { name: 'Ada Lovelace' }) : asJob(t, (w) => acceptQuote(w, link(rec), 'Ada Lovelace', '203.0.113.7'))) },
+      decline: { run: async (t, rec) => (rec.token ? publicly(rec, 'decline', { reason: 'Not now' }) : asJob(t, (w) => declineQuote(w, link(rec), 'Not now'))) },
+      expire: { run: async (t, rec) => asJob(t, (w) => expireQuote(w, rec.id)) },
+    },
+  },
+};
+
+const declaring = resources.filter((r) => r.lifecycle);
+const article = (name: string) => (/^[aeiou]/i.test(name) ? 'An' : 'A');
+
+it('walks quotes and campaigns, and has a setup for every resource that declares states', () => {
+  expect(declaring.map((r) => r.plural)).toEqual(expect.arrayContaining(['campaigns', 'quotes']));
+  for (const r of declaring) expect(Object.keys(SETUPS), `${r.plural} declares states: add its setup here`).toContain(r.plural);
+});
+
+describe.each(declaring.map((r) => [r.plural, r] as const))('the lifecycle of %s', (plural: string, r: Resource) => {
+  const life = r.lifecycle!;
+  const setup = SETUPS[plural];
+  const state = async (t: Tenant, id: string) => (await ok(t.live.get(`/v1/${plural}/${id}`))).status as string;
+
+  /** Takes the action on the record: its route, or the setup's way. */
+  async function take(t: Tenant, rec: Reached, name: string): Promise<Outcome> {
+    if (life.actions[name].route !== false) return answered(t.live.post(`/v1/${plural}/${rec.id}/${name}`));
+    const way = setup.take?.[name];
+    if (!way) throw new Error(`${plural}: action ${name} has no route; add how the test takes it`);
+    return way.run(t, rec);
+  }
+
+  const cases = life.states.flatMap((from) => Object.keys(life.actions).map((action) => [from, action] as const));
+  it.each(cases)('from %s, %s', async (from, name) => {
+    const action = life.actions[name];
+    const t = await tenant(app);
+    const rec = await setup.reach(t, from);
+    expect(await state(t, rec.id)).toBe(from);
+    const type = `${r.name}.${eventSuffix(name, action)}`;
+    const before = (await ok(t.live.get(`/v1/events?type=${type}`))).length as number;
+    const outcome = await take(t, rec, name);
+    const events = await ok(t.live.get(`/v1/events?type=${type}`));
+    if (action.from.includes(from)) {
+      expect(outcome, JSON.stringify(outcome)).toEqual({ status: 200 });
+      expect(await state(t, rec.id)).toBe(action.to);
+      expect(events.length).toBe(before + 1);
+      expect(events[0].data.object).toMatchObject({ id: rec.id, status: action.to });
+      expect(events[0].previous_attributes.status).toBe(from);
+    } else {
+      const participle = action.participle ?? eventSuffix(name, action).replaceAll('_', ' ');
+      if (setup.take?.[name]?.quiet) expect(outcome.status).toBe(200);
+      else expect(outcome).toEqual({ status: 409, detail: `${article(r.name)} ${r.name} that is ${from} cannot be ${participle}` });
+      expect(await state(t, rec.id)).toBe(from);
+      expect(events.length).toBe(before);
+    }
+  });
+
+  it('documents its states, its action routes and their events', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const record = doc.components.schemas[r.name[0].toUpperCase() + r.name.slice(1)];
+    expect(record.properties.status.enum).toEqual([...life.states]);
+    const catalog = (await ok((await tenant(app)).live.get('/v1/webhooks/event-types'))).map((e: Json) => e.type);
+    for (const [name, action] of Object.entries(life.actions)) {
+      const op = doc.paths[`/v1/${plural}/{id}/${name}`]?.post;
+      expect(Boolean(op), `${plural} ${name}`).toBe(action.route !== false);
+      if (op) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '404', '409']));
+      if (op) expect(op.responses['201']).toBeUndefined();
+      expect(catalog).toContain(`${r.name}.${eventSuffix(name, action)}`);
+      expect(Object.keys(doc.webhooks)).toContain(`${r.name}.${eventSuffix(name, action)}`);
+    }
+  });
+});
