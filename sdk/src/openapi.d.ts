@@ -528,6 +528,94 @@ export interface paths {
         patch: operations["updateDeal"];
         trace?: never;
     };
+    "/v1/deals/{id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the contacts on a deal
+         * @description The contacts on the deal with their roles, by contact id (newest contact first), with an exact `total`.
+         */
+        get: operations["listContactsOnDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/contacts/{contact_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put a contact on a deal
+         * @description Puts the contact on the deal with an optional `role`, or changes its role there (idempotent: putting it again changes nothing but the role given). Records `deal.contact_added` or `deal.contact_updated`. Unknown deal: 404 `Deal not found`; unknown contact: 404 `Contact not found`.
+         */
+        put: operations["addContactToDeal"];
+        post?: never;
+        /**
+         * Remove a contact from a deal
+         * @description Takes the contact off the deal (both stay). Not on the deal: 404 `Contact is not on this deal`.
+         */
+        delete: operations["removeContactFromDeal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the evidence on a deal
+         * @description The evidence on the deal, by key (last first), with an exact `total`. Unknown deal: 404 `Deal not found`.
+         */
+        get: operations["listEvidenceOnDeal"];
+        put?: never;
+        /**
+         * Record evidence on a deal
+         * @description Records evidence of a key of the evidence library on the deal (201, `deal.evidence_added`), or replaces the note and source of evidence it has (200, `deal.evidence_updated`). An unknown key is 422 naming it; unknown deal: 404 `Deal not found`.
+         */
+        post: operations["recordEvidenceOnDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals/{id}/evidence/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove evidence from a deal
+         * @description Takes the evidence of `key` off the deal (`deal.evidence_removed`); the deal stays in its stage. Not on the deal: 404 `Evidence not found on this deal`.
+         */
+        delete: operations["removeEvidenceFromDeal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deals/pipelines": {
         parameters: {
             query?: never;
@@ -679,90 +767,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/contacts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the contacts on a deal
-         * @description The contacts on the deal with their roles, by contact id (newest contact first), with an exact `total`.
-         */
-        get: operations["listContactsOnDeal"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/contacts/{contact_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Put a contact on a deal
-         * @description Puts the contact on the deal with an optional `role`, or changes its role there (idempotent: putting it again changes nothing but the role given). Records `deal.contact_added` or `deal.contact_updated`. Unknown deal: 404 `Deal not found`; unknown contact: 404 `Contact not found`.
-         */
-        put: operations["addContactToDeal"];
-        post?: never;
-        /**
-         * Remove a contact from a deal
-         * @description Takes the contact off the deal (both stay). Not on the deal: 404 `Contact is not on this deal`.
-         */
-        delete: operations["removeContactFromDeal"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/evidence": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Record evidence on a deal
-         * @description Records evidence of a key of the evidence library on the deal (201, `deal.evidence_added`), or replaces the note and source of evidence it has (200, `deal.evidence_updated`). An unknown key is 422 naming it; unknown deal: 404 `Deal not found`.
-         */
-        post: operations["recordEvidenceOnDeal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/deals/{id}/evidence/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove evidence from a deal
-         * @description Takes the evidence of `key` off the deal (`deal.evidence_removed`); the deal stays in its stage. Not on the deal: 404 `Evidence not found on this deal`.
-         */
-        delete: operations["removeEvidenceFromDeal"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4269,7 +4273,7 @@ export interface components {
              */
             org_id: string;
         };
-        /** @description The contact's role on the deal */
+        /** @description A contact on a deal */
         AddContactToDealRequest: {
             role?: string | null;
         };
@@ -4283,7 +4287,7 @@ export interface components {
                  */
                 deal_id: string;
                 /**
-                 * @description The contact
+                 * @description Identifier of the contact
                  * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 contact_id: string;
@@ -7389,13 +7393,10 @@ export interface components {
         };
         /**
          * DeletedContactLink
-         * @description The contact link was deleted
+         * @description The contact was removed from the deal
          */
         DeletedContactLink: {
-            /**
-             * @description Identifier of the deleted contact link
-             * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-             */
+            /** @description The `contact_id` of the contact removed */
             id: string;
             /**
              * @description Always true
@@ -8091,13 +8092,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8138,13 +8139,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8221,13 +8222,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8268,13 +8269,13 @@ export interface components {
                              * @example budget_confirmed
                              */
                             key: string;
+                            note: string | null;
+                            source: string | null;
                             /**
                              * @description Title of the key in the library
                              * @example Budget confirmed
                              */
                             title: string;
-                            note: string | null;
-                            source: string | null;
                             /**
                              * @description When the evidence was first recorded, unix seconds
                              * @example 1767225600
@@ -8300,13 +8301,13 @@ export interface components {
                      * @example budget_confirmed
                      */
                     key: string;
+                    note: string | null;
+                    source: string | null;
                     /**
                      * @description Title of the key in the library
                      * @example Budget confirmed
                      */
                     title: string;
-                    note: string | null;
-                    source: string | null;
                     /**
                      * @description When the evidence was first recorded, unix seconds
                      * @example 1767225600
@@ -9034,7 +9035,7 @@ export interface components {
                  */
                 deal_id: string;
                 /**
-                 * @description The contact
+                 * @description Identifier of the contact
                  * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 contact_id: string;
@@ -9239,6 +9240,45 @@ export interface components {
         /** @description Every key of the library */
         ListEvidenceLibraryResponse: {
             data: components["schemas"]["EvidenceKey"][];
+        };
+        /** @description A page of the deal's evidence */
+        ListEvidenceOnDealResponse: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: {
+                /**
+                 * @description The deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                deal_id: string;
+                /**
+                 * @description The evidence key (of the evidence library)
+                 * @example budget_confirmed
+                 */
+                key: string;
+                note: string | null;
+                source: string | null;
+                /**
+                 * @description Title of the key in the library
+                 * @example Budget confirmed
+                 */
+                title: string;
+                /**
+                 * @description When the evidence was first recorded, unix seconds
+                 * @example 1767225600
+                 */
+                created_at: number;
+                /**
+                 * @description When its note or source last changed, unix seconds
+                 * @example 1767225600
+                 */
+                updated_at: number;
+            }[];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
         };
         /** @description A page of exports */
         ListExportsResponse: {
@@ -11133,7 +11173,7 @@ export interface components {
             note?: string | null;
             source?: string | null;
         };
-        /** @description The evidence, updated */
+        /** @description The evidence, recorded again */
         RecordEvidenceOnDealResponse: {
             /** @description Evidence on a deal */
             data: {
@@ -11147,13 +11187,13 @@ export interface components {
                  * @example budget_confirmed
                  */
                 key: string;
+                note: string | null;
+                source: string | null;
                 /**
                  * @description Title of the key in the library
                  * @example Budget confirmed
                  */
                 title: string;
-                note: string | null;
-                source: string | null;
                 /**
                  * @description When the evidence was first recorded, unix seconds
                  * @example 1767225600
@@ -11166,13 +11206,11 @@ export interface components {
                 updated_at: number;
             };
         };
-        /** @description The evidence was removed */
+        /** @description The evidence was removed from the deal */
         RemoveEvidenceFromDealResponse: {
+            /** @description The evidence was removed from the deal */
             data: {
-                /**
-                 * @description The evidence key removed
-                 * @example budget_confirmed
-                 */
+                /** @description The `key` of the evidence removed */
                 key: string;
                 /**
                  * @description Always true
@@ -22181,6 +22219,1488 @@ export interface operations {
             };
         };
     };
+    listContactsOnDeal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the deal's contacts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListContactsOnDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    addContactToDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description Identifier of the contact
+                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A contact on a deal */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddContactToDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The contact on the deal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddContactToDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    removeContactFromDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description Identifier of the contact
+                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact was removed from the deal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedContactLinkResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listEvidenceOnDeal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the deal's evidence */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEvidenceOnDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    recordEvidenceOnDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Evidence to record on the deal */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordEvidenceOnDealRequest"];
+            };
+        };
+        responses: {
+            /** @description The evidence, recorded again */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
+                };
+            };
+            /** @description The evidence, recorded */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    removeEvidenceFromDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the deal
+                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description The evidence key
+                 * @example budget_confirmed
+                 */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence was removed from the deal */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoveEvidenceFromDealResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     listDealPipelines: {
         parameters: {
             query?: {
@@ -24667,1268 +26187,6 @@ export interface operations {
                     "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    listContactsOnDeal: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Page number, 1-indexed; ignored when `cursor` is given
-                 * @example 1
-                 */
-                page?: number;
-                /**
-                 * @description Items per page, 1 to 200
-                 * @example 50
-                 */
-                limit?: number;
-                /** @description Opaque `next_cursor` from a previous page */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of the deal's contacts */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListContactsOnDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    addContactToDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-                /**
-                 * @description Identifier of the contact
-                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                contact_id: string;
-            };
-            cookie?: never;
-        };
-        /** @description The contact's role on the deal */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddContactToDealRequest"];
-            };
-        };
-        responses: {
-            /** @description The contact on the deal */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AddContactToDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    removeContactFromDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-                /**
-                 * @description Identifier of the contact
-                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                contact_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The contact was removed from the deal */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeletedContactLinkResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    recordEvidenceOnDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        /** @description Evidence to record on the deal */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RecordEvidenceOnDealRequest"];
-            };
-        };
-        responses: {
-            /** @description The evidence, updated */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
-                };
-            };
-            /** @description The evidence, recorded */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RecordEvidenceOnDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    removeEvidenceFromDeal: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the deal
-                 * @example dea_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-                /**
-                 * @description The evidence key
-                 * @example budget_confirmed
-                 */
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The evidence was removed */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RemoveEvidenceFromDealResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
