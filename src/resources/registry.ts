@@ -80,7 +80,7 @@ export const groups: Group[] = [
   { prefix: '/v1', tag: { name: 'Events', description: 'The record of every change, paged or streamed live' }, routes: eventRoutes },
   { prefix: '/v1', tag: { name: 'Organization', description: 'The organization a key acts on, and its mode' }, routes: organizationRoutes },
   { prefix: '/v1', tag: { name: 'Usage', description: 'The credit ledger' }, routes: usageRoutes, tables: ['usage_transactions'] },
-  { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes },
+  { prefix: '/v1', tag: { name: 'Sandbox', description: 'The test-mode sample data set' }, routes: sandboxRoutes(() => dataTables) },
   { prefix: '/auth/v1', tag: { name: 'API keys', description: 'Key management' }, routes: apiKeyRoutes },
   { prefix: '/auth/v1', tag: { name: 'Agency grants', description: 'Access this organization offers agencies' }, routes: agencyGrantRoutes },
   { prefix: '/v1', tag: { name: 'Agency', description: 'An agency\'s client organizations and what it spent in them' }, routes: agencyClientRoutes },

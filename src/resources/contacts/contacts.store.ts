@@ -4,7 +4,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
-import { inTextList, textList } from '../../db/sql.ts';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { Version } from '../../platform/list-cache.ts';
@@ -12,12 +11,11 @@ import type { PageRequest } from '../../platform/pagination.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { hasCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { countMatching, filtered, keysetPage, pageShape, present, rowsOf, selectRow, totalColumn } from '../../platform/resource/store.ts';
-import { selectIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { readCounter, type WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
 import { domainOf, isSuppressed, suppressedAmong, suppressedAmongSql, suppressedSql, suppressionProbes } from '../lists/suppression.ts';
-import { leaveDeals } from '../deals/deal-contacts.ts';
 import { createReads } from './contacts.create-reads.ts';
 import { contacts } from './contacts.resource.ts';
 
@@ -40,18 +38,6 @@ export async function read(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: s
   const row = await READ_CONTACT.first(db, dialect, [id, scope.orgId, scope.mode]);
   if (!row) throw notFound(contacts.notFound);
   return (await present(contacts, db, scope, [{ ...row, suppressed: Boolean(row.suppressed) }]))[0];
-}
-
-// Which of the contacts named by id exist, the ids one parameter (an array, JSON on SQLite): one
-// text for any number of them, answered from the tenant's index without reading a row.
-const existingSql = (dialect: Dialect) => `select id from contacts where org_id = ? and mode = ? and id ${inTextList(dialect)}`;
-const EXISTING = statement<{ id: string }>({ sqlite: existingSql('sqlite'), postgres: existingSql('postgres') });
-
-/** The ids among `ids` of contacts that exist, in one statement. */
-export async function existingIds(db: Kysely<DB>, dialect: Dialect, scope: Scope, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await EXISTING.all(db, dialect, [scope.orgId, scope.mode, textList(dialect, ids)]);
-  return new Set(rows.map((row) => row.id));
 }
 
 /**
@@ -176,6 +162,8 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
 
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   membersMoved(w, row.list_id as string, -1);
-  await leaveDeals(w, row.id);
+  // It leaves every deal it was on. (Written here rather than imported from the deals group, which
+  // imports the contacts' definition: the two groups would import each other.)
+  await deleteIn(w.tx, 'deal_contacts', w.scope).where('contact_id', '=', row.id).execute();
 }
 

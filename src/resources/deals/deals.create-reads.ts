@@ -3,7 +3,7 @@
 // No write of deals changes a contact. Apart from the store, so that the resource definition can
 // name it without an import cycle.
 import type { ReadAhead } from '../../platform/write.ts';
-import { existingIds } from '../contacts/contacts.store.ts';
+import { existingIds } from '../contacts/contact-ids.ts';
 
 /** The contacts given to a new deal (`contacts`): the ids among them of contacts that exist. */
 export const createReads: ReadAhead<string[], string[]> = {

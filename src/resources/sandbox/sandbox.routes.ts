@@ -2,13 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { forbidden } from '../../platform/errors.ts';
 import { Data, errorResponses } from '../../platform/schemas.ts';
+import type { TenantTable } from '../../platform/resource/tenancy.ts';
 import { mutate } from '../../platform/write.ts';
 import { SandboxResetSchema } from './sandbox.schemas.ts';
 import { resetSandbox } from './sandbox.store.ts';
 
 const tags = ['Sandbox'];
 
-export async function sandboxRoutes(fastify: FastifyInstance): Promise<void> {
+/**
+ * The sandbox's routes; `dataTables` names the tables a reset clears (the registry's, given by it: the
+ * sandbox imports no registry, which imports every group, the sandbox's importers among them).
+ */
+export const sandboxRoutes = (dataTables: () => readonly TenantTable[]) => async function sandboxRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = app.services;
 
@@ -20,6 +25,6 @@ export async function sandboxRoutes(fastify: FastifyInstance): Promise<void> {
     },
   }, (req, reply) => {
     if (req.scope.mode !== 'test') throw forbidden('Sandbox reset needs a test key: live data is never reset');
-    return mutate(req, reply, 200, (w) => resetSandbox(w, config.defaultCredits));
+    return mutate(req, reply, 200, (w) => resetSandbox(w, config.defaultCredits, dataTables()));
   });
-}
+};

@@ -7,13 +7,12 @@ import { newId } from '../../platform/ids.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { present } from '../../platform/resource/store.ts';
-import { deleteIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn, type TenantTable } from '../../platform/resource/tenancy.ts';
 import { campaigns as campaignResource } from '../campaigns/campaigns.resource.ts';
 import { companies as companyResource } from '../companies/companies.resource.ts';
 import { contacts as contactResource } from '../contacts/contacts.resource.ts';
 import { EVENTS_REMOVED } from '../events/events.store.ts';
 import { lists as listResource } from '../lists/lists.resource.ts';
-import { dataTables } from '../registry.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
@@ -128,9 +127,9 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
  * Replaces everything in the tenant's data set with a fresh sandbox data set and starting credits.
  * The event sequence keeps counting up, so a live stream simply sees `sandbox.reset` and the new data.
  */
-export async function resetSandbox(w: WriteContext, startingCredits: number): Promise<SandboxReset> {
+export async function resetSandbox(w: WriteContext, startingCredits: number, dataTables: readonly TenantTable[]): Promise<SandboxReset> {
   const { orgId } = w.scope;
-  // Every table of the registry's groups; API keys and idempotency records are kept.
+  // Every table of the registry's groups (it names them, see registry.ts); API keys and idempotency records are kept.
   for (const table of dataTables) await deleteIn(w.tx, table, w.scope).execute();
   // Custom field definitions and pipelines among them: later writes of the same transaction must not use them.
   w.changed();
