@@ -25,6 +25,7 @@ export const notes = defineResource({
   associations: ['contacts', 'companies', 'deals'],
   assert: { keys: [{ field: 'external_key', normalize: (v) => v.trim() || null }] },
   ownedTables: ['record_associations'],
+  eventDocs: { updated: 'A note was changed (its content, pin or associations); `previous_attributes` holds the earlier values' },
   hooks: {
     // The schema counts characters; the limit is in bytes, so multi-byte text is checked here.
     async beforeWrite(_w, row) {
