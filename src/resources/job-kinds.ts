@@ -8,7 +8,7 @@ import { workStates } from '../platform/resource/lifecycle.ts';
 import { writeStoredJson } from '../platform/resource/stored-json.ts';
 import { exportJob } from './exports/exports.jobs.ts';
 import { importJob } from './imports/imports.jobs.ts';
-import { expireQuotes } from './quotes/quotes.jobs.ts';
+import { quoteExpiry } from './quotes/quotes.jobs.ts';
 import { resources } from './registry.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
 
@@ -19,7 +19,7 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   purgeIdempotencyKeys,
   pruneJobs,
   pruneWebhookDeliveries,
-  expireQuotes,
+  quoteExpiry,
   importJob,
   exportJob,
   storedJson,
@@ -31,8 +31,6 @@ export const SCHEDULES: readonly Schedule[] = [
   { cron: '*/10 * * * *', kind: purgeIdempotencyKeys },
   { cron: '17 * * * *', kind: pruneJobs },
   { cron: '23 3 * * *', kind: pruneWebhookDeliveries },
-  // Reads show an expired quote at once; this records it (status and `quote.expired`) within a minute.
-  { cron: '* * * * *', kind: expireQuotes },
   // Pages answer records whose stored text a change cleared from their rows until this writes it again.
   { cron: '* * * * *', kind: storedJson },
 ];

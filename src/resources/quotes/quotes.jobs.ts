@@ -1,21 +1,32 @@
-// The scheduled expiry of quotes: sent or viewed quotes past `valid_until` become `expired` with their
-// `quote.expired` event, one write per tenant. (Reads show the expiry before this records it.)
-import { nowSeconds } from '../../platform/ids.ts';
-import { defineJobKind } from '../../platform/jobs/kinds.ts';
+// The scheduled expiry of one quote (expiry.ts): records it expired, with `quote.expired`, if it
+// still waits for an answer once its date has passed.
 import type { Mode } from '../../db/schema.ts';
-import { runWrite } from '../../platform/write.ts';
+import { defineJobKind } from '../../platform/jobs/kinds.ts';
+import { performAction } from '../../platform/resource/lifecycle.ts';
+import { findRow } from '../../platform/resource/store.ts';
+import { runWrite, type WriteContext } from '../../platform/write.ts';
+import { EXPIRY, scheduleExpiry, type ExpiryPayload } from './expiry.ts';
+import { quotes } from './quotes.resource.ts';
+import type { QuoteState } from './quotes.schemas.ts';
 import { AWAITING } from './quotes.store.ts';
-import { expireDue } from './transitions.ts';
 
-export const expireQuotes = defineJobKind<Record<string, never>>({
-  name: 'quotes.expire',
-  async run(_payload, { database, log }) {
-    // The one read across tenants: which tenants have quotes due (index quotes_expiry); each is then
-    // expired in its own write, under its own lock, through the tenant-scoped queries.
-    const tenants = await database.db.selectFrom('quotes').select(['org_id', 'mode']).distinct()
-      .where('status', 'in', [...AWAITING]).where('valid_until', '<', nowSeconds()).execute();
-    let expired = 0;
-    for (const t of tenants) expired += await runWrite(database, { orgId: t.org_id, mode: t.mode as Mode }, expireDue);
-    if (expired > 0) log.info({ expired }, 'quotes expired');
+/** Records the expiry of the quote if it is due; a job run early (another process's clock) is due again at the date. */
+export async function expireIfDue(w: WriteContext, id: string): Promise<boolean> {
+  const row = await findRow(quotes, w.tx, w.dialect, w.scope, id);
+  // Answered, voided, revised or deleted since: nothing to record (those cancel the job; a job runs at least once).
+  if (!row || !AWAITING.includes(row.status as QuoteState) || row.valid_until === null) return false;
+  if (Number(row.valid_until) >= w.now) {
+    scheduleExpiry(w, id, row.valid_until);
+    return false;
+  }
+  await performAction(quotes, w, row, 'expire');
+  return true;
+}
+
+export const quoteExpiry = defineJobKind<ExpiryPayload>({
+  ...EXPIRY,
+  async run({ quote_id: id }, { database, job }) {
+    if (!id) return; // a job of the every-minute sweep this replaced, queued before the upgrade
+    await runWrite(database, { orgId: job.orgId, mode: job.mode as Mode }, (w) => expireIfDue(w, id));
   },
 });

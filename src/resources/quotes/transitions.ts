@@ -13,7 +13,7 @@ import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { asInput } from './line-items.ts';
 import { quotes } from './quotes.resource.ts';
-import { AWAITING, storedLines } from './quotes.store.ts';
+import { storedLines } from './quotes.store.ts';
 
 /** Sends a draft (the seller's action, also taken by the sandbox): its answer carries the public token, once. */
 export const sendQuote = (w: WriteContext, id: string): Promise<ApiRecord> => runAction(quotes, w, id, 'send');
@@ -60,12 +60,5 @@ export async function declineQuote(w: WriteContext, link: Link, reason: string |
   return (await performAction(quotes, w, await quoteByLink(w.tx, w.scope, link), 'decline', { reason })).row;
 }
 
-/** Records the expiry of one quote (409 unless it is sent or viewed): the action a scheduled job takes. */
+/** Records the expiry of one quote (409 unless it is sent or viewed); its scheduled job is quotes.jobs.ts. */
 export const expireQuote = (w: WriteContext, id: string): Promise<ApiRecord> => runAction(quotes, w, id, 'expire');
-
-/** Records the expiry of the tenant's quotes that passed their date unanswered (the scheduled job). */
-export async function expireDue(w: WriteContext): Promise<number> {
-  const due = await selectIn(w.tx, 'quotes', w.scope).selectAll().where('status', 'in', [...AWAITING]).where('valid_until', '<', w.now).execute();
-  for (const row of due) await performAction(quotes, w, row as unknown as Row, 'expire');
-  return due.length;
-}
