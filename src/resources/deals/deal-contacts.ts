@@ -1,13 +1,13 @@
 // Contacts on a deal (the `deal_contacts` table): put, listed and removed through the kernel's children
 // (deal-contacts.children.ts); here what is their own: the links a new deal is created with, a
-// contact's deals, and a deleted contact leaving its deals. A deleted deal takes its links with it.
+// contact's deals. A deleted deal or contact takes its links with it (their stores delete them).
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { present, presentOne } from '../../platform/resource/store.ts';
-import { deleteIn, selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
+import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { createReads } from './deals.create-reads.ts';
@@ -36,11 +36,6 @@ export async function addDealContacts(w: WriteContext, deal: Row, links: NewLink
   for (const row of rows) w.insertLater('deal_contacts', row as Record<keyof Link, unknown>);
   const record = await presentOne(deals, w.tx, w.scope, deal);
   for (const row of rows) w.emit('deal.contact_added', { ...record, contact_link: linkOf(row) });
-}
-
-/** A contact being deleted leaves every deal it was on. */
-export async function leaveDeals(w: WriteContext, contactId: string): Promise<void> {
-  await deleteIn(w.tx, 'deal_contacts', w.scope).where('contact_id', '=', contactId).execute();
 }
 
 export function contactDealsPage(db: Kysely<DB>, scope: Scope, contactId: string) {
