@@ -51,6 +51,11 @@ export interface ChildrenDefinition {
    * known one again, its fields replaced by the body's (200).
    */
   write: 'put' | 'post';
+  /**
+   * `PATCH …/<path>/{key}` too: changes the fields given of a child the parent has (else the
+   * child's 404), as a put would; an empty body is 400 `No fields to update`.
+   */
+  patch?: boolean;
   /** The 404 of a delete of a child the parent does not have: `Contact is not on this deal`. */
   notFound: string;
   /**
@@ -62,9 +67,9 @@ export interface ChildrenDefinition {
   /** Descriptions of a child, of its timestamps and of each route; docs override the generated texts. */
   description: string;
   timestamps: { created: string; updated: string };
-  docs?: Partial<Record<'list' | 'write' | 'delete', RouteDocs>>;
+  docs?: Partial<Record<'list' | 'write' | 'patch' | 'delete', RouteDocs>>;
   hooks?: {
-    /** Checks a write after the parent and the key's record were found, before anything is read or written. */
+    /** Checks a write once the parent, the key's record and the child were read, before anything is written. */
     beforeWrite?(w: WriteContext, input: Record<string, unknown>): Promise<void>;
     /** Adds the computed fields to a page of children, with one query for all of them. */
     enrich?(db: Kysely<DB>, scope: Scope, rows: ChildRow[], records: ApiRecord[]): Promise<void>;
@@ -72,7 +77,7 @@ export interface ChildrenDefinition {
 }
 
 export interface Children extends ChildrenDefinition {
-  schemas: { record: TSchema; body: TSchema; params: TSchema; removed: TSchema };
+  schemas: { record: TSchema; body: TSchema; patch: TSchema; params: TSchema; removed: TSchema };
 }
 
 /** Defines the children of a resource's records; see the top of this file. */
@@ -88,13 +93,15 @@ export function defineChildren(c: ChildrenDefinition): Children {
     created_at: Type.Integer({ description: c.timestamps.created, examples: [1767225600] }),
     updated_at: Type.Integer({ description: c.timestamps.updated, examples: [1767225600] }),
   }, key.ref ? { [key.ref.as]: key.ref.resource.schemas.record } : {});
-  const body: Record<string, TSchema> = c.write === 'post' ? { [key.column]: key.input ?? key.schema } : {};
-  for (const [name, f] of Object.entries(c.fields)) body[name] = Type.Optional(f.nullable ? Nullable(f.input) : f.input);
+  const fields: Record<string, TSchema> = {};
+  for (const [name, f] of Object.entries(c.fields)) fields[name] = Type.Optional(f.nullable ? Nullable(f.input) : f.input);
+  const body = c.write === 'post' ? { [key.column]: key.input ?? key.schema, ...fields } : fields;
   return {
     ...c,
     schemas: {
       record: Type.Object(record, { description: c.description }),
       body: Type.Object(body, { additionalProperties: false, description: c.write === 'post' ? `${pascal(c.name)} to record on the ${parent.name}` : c.description }),
+      patch: Type.Object(fields, { additionalProperties: false, description: `Fields of the ${c.name} to change; null clears one` }),
       params: Type.Object({ id: parent.schemas.params.properties.id, [key.column]: key.param ?? key.schema }),
       removed: Type.Object({
         [c.members.removed]: Type.String({ description: `The \`${key.column}\` of the ${c.name} removed` }),
@@ -140,21 +147,23 @@ const withChild = async (c: Children, w: WriteContext, parentRow: Row, member: s
 const eventType = (c: Children, what: 'added' | 'updated' | 'removed') => `${c.parent.name}.${c.name}_${what}` as EventType;
 
 /**
- * Writes the child `key` of the parent (see `write` for what a put and a post do); answers it as the
- * routes do, and whether it is new. Unknown parent or key record: their 404s, in that order.
+ * Writes the child `key` of the parent (see `write` for what a put and a post do, `patch` for a
+ * patch); answers it as the routes do, and whether it is new. Unknown parent, key record or (for a
+ * patch) child: their 404s, in that order.
  */
-export async function writeChild(c: Children, w: WriteContext, parentId: string, key: string, input: Record<string, unknown>): Promise<{ child: ApiRecord; created: boolean }> {
+export async function writeChild(c: Children, w: WriteContext, parentId: string, key: string, input: Record<string, unknown>, how: 'put' | 'post' | 'patch' = c.write): Promise<{ child: ApiRecord; created: boolean }> {
   const parentRow = await getRow(c.parent, w.tx, w.dialect, w.scope, parentId);
-  const target = c.key.ref ? [await getRow(c.key.ref.resource, w.tx, w.dialect, w.scope, key)] : undefined;
-  await c.hooks?.beforeWrite?.(w, { ...input, [c.key.column]: key });
+  const target = c.key.ref && how !== 'patch' ? [await getRow(c.key.ref.resource, w.tx, w.dialect, w.scope, key)] : undefined;
   const existing = await ofParent(c, w.tx, w.scope, parentId).where(sql.ref(c.key.column), '=', key).selectAll().executeTakeFirst() as ChildRow | undefined;
+  if (how === 'patch' && !existing) throw notFound(c.notFound);
+  await c.hooks?.beforeWrite?.(w, { ...input, [c.key.column]: key });
   const values: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(c.fields)) {
     if (input[name] !== undefined) values[name] = f.toRow(input[name]);
-    else if (!existing || c.write === 'post') values[name] = f.default ?? null;
+    else if (!existing || how === 'post') values[name] = f.default ?? null;
   }
-  const changed = Object.keys(values).filter((name) => c.write === 'post' || !same(c.fields[name].fromRow(values[name]), c.fields[name].fromRow(existing?.[name])));
-  // A put that changes nothing: nothing is written, no event, `updated_at` stays.
+  const changed = Object.keys(values).filter((name) => how === 'post' || !same(c.fields[name].fromRow(values[name]), c.fields[name].fromRow(existing?.[name])));
+  // A put or patch that changes nothing: nothing is written, no event, `updated_at` stays.
   if (existing && changed.length === 0) return { child: (await presentChildren(c, w.tx, w.scope, [existing], target))[0], created: false };
   let row: ChildRow;
   if (existing) {
