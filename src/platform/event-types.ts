@@ -52,9 +52,6 @@ const OWN_EVENT_TYPES = {
   'usage.grant': { description: 'Credits were granted' },
   'usage.debit': { description: 'Credits were debited for a billable operation' },
   'usage.refund': { description: 'A debit was refunded' },
-  'webhook_endpoint.created': { description: 'A webhook endpoint was created (its secret is never part of the event)' },
-  'webhook_endpoint.updated': { description: 'A webhook endpoint was changed; `previous_attributes` holds the earlier values' },
-  'webhook_endpoint.deleted': { description: 'A webhook endpoint was deleted' },
   'webhook_endpoint.disabled': { description: 'A webhook endpoint was disabled by the service: it answered 410 Gone, or failed for longer than the retry window' },
   'webhook.test': { description: 'A test event, sent only to the endpoint it was requested for (`POST /v1/webhooks/{id}/test`)', fanOut: false },
 } as const satisfies Record<string, EventTypeInfo>;

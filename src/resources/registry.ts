@@ -39,6 +39,7 @@ import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
 import { tasks } from './tasks/tasks.resource.ts';
 import { timelineRoutes } from './timeline/timeline.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
+import { webhookEndpoints } from './webhooks/webhooks.resource.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
 interface Group {
@@ -88,7 +89,7 @@ export const groups: Group[] = [
   // An import's file and an export's CSV are kept in file_chunks until the work ends.
   { prefix: '/v1', tag: { name: 'Imports', description: 'CSV files of contacts or companies, written in the background' }, routes: importRoutes, tables: ['imports', 'import_errors', 'file_chunks'] },
   { prefix: '/v1', tag: { name: 'Exports', description: 'CSV files of records, written in the background and downloaded' }, routes: exportRoutes, tables: ['exports'] },
-  { prefix: '/v1', tag: { name: 'Webhooks', description: 'Signed deliveries of events to your endpoints' }, routes: webhookRoutes, tables: ['webhook_deliveries'] },
+  { ...resource(webhookEndpoints, webhookRoutes), tables: ['webhook_deliveries'] },
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */
@@ -101,7 +102,7 @@ useCustomFieldCatalog({ definitions: (db, resource, scope) => fieldDefinitions(d
 export const tags = groups.map((g) => g.tag);
 
 /** Every table holding a tenant's data (the sandbox reset clears them; events and counters aside). */
-export const dataTables: TenantTable[] = groups.flatMap((g) => [...(g.resource ? [g.resource.table, ...(g.resource.ownedTables ?? [])] : []), ...(g.tables ?? [])]);
+export const dataTables: TenantTable[] = groups.flatMap((g) => [...(g.resource && !g.resource.keptOnReset ? [g.resource.table, ...(g.resource.ownedTables ?? [])] : []), ...(g.tables ?? [])]);
 
 export async function registerResources(app: FastifyInstance): Promise<void> {
   for (const g of groups) {

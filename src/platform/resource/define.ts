@@ -3,6 +3,7 @@
 // tenant-scoped store (store.ts) and the CRUD routes (routes.ts). Plain data and functions: every
 // generated query and route can be read by following ordinary calls.
 import { Type, type TSchema } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
@@ -73,6 +74,16 @@ export interface Hooks {
   count?(db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Record<string, unknown>): Promise<number>;
   /** Replaces the kernel's read of one record (a hot path answered by one fixed statement). */
   read?(db: Kysely<DB>, dialect: Dialect, scope: Scope, id: string): Promise<ApiRecord>;
+  /**
+   * Checks a create or update body before its write, outside the transaction: for checks that wait
+   * on the network (a URL the service will call must not lead to a private address).
+   */
+  checkInput?(request: FastifyRequest, input: Record<string, unknown>): Promise<void>;
+  /**
+   * An update that changes no field still writes when this holds: `beforeWrite` then changes columns
+   * that are no field (re-enabling an active webhook endpoint clears its record of failures).
+   */
+  writesUnchanged?(before: Row, input: Record<string, unknown>): boolean;
 }
 
 export interface ResourceDefinition {
@@ -105,6 +116,13 @@ export interface ResourceDefinition {
   listable?: boolean;
   /** Tables of records owned by this group beside its own (cleared with it by the sandbox reset). */
   ownedTables?: TenantTable[];
+  /** Records are configuration, like API keys (webhook endpoints): the sandbox reset keeps them. */
+  keptOnReset?: boolean;
+  /**
+   * At most `max` records per organization and mode, counting those whose `field` holds `value` when
+   * given (the active ones): a create or update that would make one more is 409 `message` (caps.ts).
+   */
+  cap?: { max: number; field?: string; value?: unknown; message: string };
   hooks?: Hooks;
   /**
    * States and the actions between them (lifecycle.ts): the state field, action routes, refusals,
@@ -158,7 +176,7 @@ export interface ResourceDefinition {
   /** Route options: operations to leave out (a group's own routes replace them), texts, messages. */
   routes?: {
     omit?: CrudOp[];
-    docs?: Partial<Record<CrudOp, { summary?: string; description?: string }>>;
+    docs?: Partial<Record<CrudOp, { summary?: string; description?: string; operationId?: string }>>;
     messages?: RouteMessages;
     /** Query string of DELETE (e.g. `cascade`). */
     deleteQuery?: Record<string, TSchema>;
@@ -172,7 +190,8 @@ const idParams = (r: ResourceDefinition) =>
   Type.Object({ id: Str({ description: `Identifier of the ${r.name}`, maxLength: 64, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] }) });
 
 export interface Resource extends ResourceDefinition {
-  schemas: { record: TSchema; create: TSchema; update: TSchema; query: TSchema; params: ReturnType<typeof idParams> };
+  /** `created` is the create's answer: the record with its secret fields, which nothing else answers. */
+  schemas: { record: TSchema; created: TSchema; create: TSchema; update: TSchema; query: TSchema; params: ReturnType<typeof idParams> };
   resolvedFilters: Array<{ param: string; column: string; op: FilterOp; normalize?: (value: never) => unknown; where?: FilterSpec['where'] }>;
   /** Relations of other resources to this one; filled by `linkResources` when the registry loads. */
   dependents: Array<{ resource: Resource; column: string; onDelete: 'restrict' | 'cascade' | 'set null' }>;
@@ -220,6 +239,7 @@ function filterSchema(r: ResourceDefinition, param: string, spec: FilterSpec, co
 /** Defines a resource group; see the top of this file. */
 export function defineResource(definition: ResourceDefinition): Resource {
   // A stored text follows the record's own writes only: not a page of its own, the clock or associations.
+  if (definition.cap && definition.hooks?.readAhead) throw new Error(`${definition.plural}: a cap counts the rows written before, which writes that read ahead together do not flush`);
   if (definition.storedJson && (definition.hooks?.list || definition.hooks?.asOf || definition.readsClock || definition.associations)) {
     throw new Error(`${definition.plural}: storedJson cannot go with hooks.list, hooks.asOf, readsClock or associations`);
   }
@@ -243,11 +263,14 @@ export function defineResource(definition: ResourceDefinition): Resource {
   }
   const id = Type.String({ description: `Identifier of the ${r.name}`, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
   const record: Record<string, TSchema> = { id };
-  for (const [name, f] of Object.entries(r.fields)) record[name] = f.output;
+  const secrets: Record<string, TSchema> = {};
+  for (const [name, f] of Object.entries(r.fields)) (f.secret ? secrets : record)[name] = f.output;
   Object.assign(record, r.computed ?? {}, r.associations ? { associations: AssociationsOutput(r.name, kinds) } : {}, {
     created_at: Timestamp(`When the ${r.name} was created, unix seconds`),
     updated_at: Timestamp(`When the ${r.name} last changed, unix seconds`),
   });
+
+  const recordSchema = Type.Object(record, { title: componentName(r), description: withArticle(r.name) });
 
   const resolvedFilters: Resource['resolvedFilters'] = [];
   const query: Record<string, TSchema> = { ...PageQuery };
@@ -263,7 +286,9 @@ export function defineResource(definition: ResourceDefinition): Resource {
     ...r,
     // The titles name the shapes in the OpenAPI document (`Contact`, `ContactCreate`, `ContactUpdate`).
     schemas: {
-      record: Type.Object(record, { title: componentName(r), description: withArticle(r.name) }),
+      record: recordSchema,
+      created: Object.keys(secrets).length === 0 ? recordSchema
+        : Type.Object({ ...record, ...secrets }, { title: `${componentName(r)}WithSecret`, description: `${capitalized(withArticle(r.name))} with its ${Object.keys(secrets).join(', ')}, shown only here` }),
       create: Type.Object(create, { additionalProperties: false, title: `${componentName(r)}Create`, description: `A new ${r.name}` }),
       update: Type.Object(update, { additionalProperties: false, title: `${componentName(r)}Update`, description: 'Fields to change; null clears a field' }),
       query: Type.Object(query, {

@@ -9,7 +9,7 @@ export type OnDelete = 'restrict' | 'cascade' | 'set null';
 
 export interface Field {
   /** What the field holds; filters and search read it to know which comparisons fit. */
-  kind: 'text' | 'int' | 'decimal' | 'money' | 'enum' | 'email' | 'url' | 'tags' | 'ref' | 'json' | 'timestamp' | 'boolean';
+  kind: 'text' | 'int' | 'decimal' | 'money' | 'enum' | 'email' | 'url' | 'tags' | 'ref' | 'json' | 'timestamp' | 'boolean' | 'secret';
   description: string;
   /** The schema of a value sent by a client (without null; see `nullable`). */
   input: TSchema;
@@ -35,6 +35,24 @@ export interface Field {
   ref?: { table: string; onDelete: OnDelete; check: boolean };
   /** For `enum` fields: the values. */
   values?: readonly string[];
+  /** For `secret` fields: how the secret is made, kept and rotated (secrets.ts). */
+  secret?: SecretSpec;
+}
+
+/**
+ * A secret the service makes (a signing secret; next write keys, provider credentials): generated on
+ * create and answered only by the create and by its rotation (`POST /<plural>/{id}/rotate-<field>`),
+ * never by reads, lists, events or logs.
+ */
+export interface SecretSpec {
+  /** A new secret, as the client is shown it once. */
+  generate: () => string;
+  /** `plain` when the service itself uses the secret (to sign), `hash` (its SHA-256) when it only compares one presented. */
+  store: 'plain' | 'hash';
+  /** A rotation keeps the previous secret usable for `seconds` (in `column`, until the unix time in `untilColumn`), so its users can switch. */
+  previous?: { column: string; untilColumn: string; seconds: number };
+  /** The rotation route's texts; without them the secret cannot be rotated. */
+  rotate?: { summary: string; description: string };
 }
 
 interface Common {
@@ -110,6 +128,12 @@ export const tags = (o: Partial<Common> = {}) =>
 /** Any JSON value with its own schemas. */
 export const json = (o: Common & { input: TSchema; output: TSchema }) =>
   field('json', o, o.input, o.output, { toRow: asJson, fromRow: fromJson });
+
+/** A secret made by the service (see SecretSpec): never written by a client, answered only when made. */
+export const secret = (o: { description: string; example: string } & SecretSpec) => ({
+  ...field('secret', { description: o.description, example: o.example, readOnly: true, nullable: false }, Type.String(doc(o)), Type.String(doc(o))),
+  secret: { generate: o.generate, store: o.store, previous: o.previous, rotate: o.rotate },
+});
 
 /** The id of a record of another resource of the same tenant (checked on write: 404 when absent). */
 export const ref = (table: string, o: Common & { onDelete: OnDelete; prefix: string; check?: boolean }) => ({

@@ -13,6 +13,8 @@ import { mutate } from '../write.ts';
 import { componentName, withArticle, type CrudOp, type Resource } from './define.ts';
 import { assertRoutes } from './assert-routes.ts';
 import { associationRoutes } from './association-routes.ts';
+import { secretRoutes } from './secret-routes.ts';
+import { rotatable } from './secrets.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
 import { resolveCustomFilters } from './custom-field-values.ts';
 import { countRows, createAhead, createRecord, deleteRecord, listRows, present, readRecord, updateRecord } from './store.ts';
@@ -34,7 +36,7 @@ function docs(r: Resource, op: CrudOp): { summary: string; description: string; 
     update: { summary: `Update ${withArticle(r.name)}`, description: 'Changes the fields given; null clears a field. An empty body is 400 `No fields to update`.' },
     delete: { summary: `Delete ${withArticle(r.name)}`, description: `Deletes ${withArticle(r.name)}; reading it afterwards is 404.` },
   };
-  return { ...generated[op], ...r.routes?.docs?.[op], operationId: operationIdOf(r, op) };
+  return { ...generated[op], ...r.routes?.docs?.[op], operationId: r.routes?.docs?.[op]?.operationId ?? operationIdOf(r, op) };
 }
 
 /**
@@ -99,12 +101,17 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
     if (!omit.has('create')) {
       app.post(base, {
         config,
-        schema: { tags, ...docs(r, 'create'), body: r.schemas.create, response: { 201: Data(r.schemas.record, `The created ${r.name}`), ...errors('create') } },
-      }, (req, reply) => mutate(req, reply, 201, (w) => createRecord(r, w, req.body as Record<string, unknown>), createAhead(r, req.body as Record<string, unknown>)));
+        schema: { tags, ...docs(r, 'create'), body: r.schemas.create, response: { 201: Data(r.schemas.created, `The created ${r.name}`), ...errors('create') } },
+      }, (req, reply) => {
+        const body = req.body as Record<string, unknown>;
+        const create = () => mutate(req, reply, 201, (w) => createRecord(r, w, body), createAhead(r, body));
+        return r.hooks?.checkInput ? r.hooks.checkInput(req, body).then(create) : create();
+      });
     }
 
     if (r.assert) await app.register(assertRoutes(r));
     if (r.associations) await app.register(associationRoutes(r));
+    if (rotatable(r).length > 0) await app.register(secretRoutes(r));
 
     if (!omit.has('get')) {
       app.get(`${base}/:id`, {
@@ -120,7 +127,8 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
         const body = req.body as Record<string, unknown>;
         // An instruction alone (`inputs`, e.g. `force`) changes nothing; associations are changes.
         if (!Object.keys(body).some((name) => r.fields[name] || (name === 'associations' && r.associations))) throw badRequest('No fields to update');
-        return mutate(req, reply, 200, (w) => updateRecord(r, w, (req.params as { id: string }).id, body));
+        const update = () => mutate(req, reply, 200, (w) => updateRecord(r, w, (req.params as { id: string }).id, body));
+        return r.hooks?.checkInput ? r.hooks.checkInput(req, body).then(update) : update();
       });
     }
 

@@ -11,12 +11,14 @@ import { resourceEvent } from '../event-types.ts';
 import { creationTime, newId, nowSeconds } from '../ids.ts';
 import type { Scope } from '../scope.ts';
 import type { Ahead, QueuedInsert, WriteContext } from '../write.ts';
+import { checkCap } from './caps.ts';
 import { changesOf, previous, same } from './changes.ts';
 import { dropAssociationsOf, dropAssociationsTo, loadAssociations, writeAssociations, type Associations } from './associations.ts';
 import { dropValues, writeCustomFields } from './custom-field-values.ts';
 import { capitalized, type ApiRecord, type Resource, type Row } from './define.ts';
 import { selectRow } from './list-query.ts';
 import { leaveLists } from './memberships.ts';
+import { newSecrets } from './secrets.ts';
 import { CLEARED, storeJson } from './stored-json.ts';
 import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
@@ -27,7 +29,8 @@ export { countMatching, countRows, filtered, keysetPage, listRows, pageShape, ro
 const presented = new WeakMap<Resource, { fields: Array<[string, (value: unknown) => unknown]>; computed: string[] }>();
 function presentedOf(r: Resource) {
   let p = presented.get(r);
-  if (!p) presented.set(r, p = { fields: Object.entries(r.fields).map(([name, f]) => [name, f.fromRow]), computed: Object.keys(r.computed ?? {}) });
+  // Secret fields are never part of the API form (secrets.ts).
+  if (!p) presented.set(r, p = { fields: Object.entries(r.fields).filter(([, f]) => !f.secret).map(([name, f]) => [name, f.fromRow]), computed: Object.keys(r.computed ?? {}) });
   return p;
 }
 
@@ -151,9 +154,11 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   const id = newId(r.prefix);
   const created = creationTime(id, w.now);
   const row = newFields(r, input, { id, ...tenantOf(w.scope), created_at: created, updated_at: created });
+  const secrets = newSecrets(r, row);
   await checkRefs(r, w, input);
   if (r.customFields) await writeCustomFields(r, w, row, input.custom_fields);
   await r.hooks?.beforeWrite?.(w, row, { input });
+  await checkCap(r, w, row);
   // The record's stored text (stored-json.ts) is known once it is presented, at the end.
   if (r.storedJson) row.doc = null;
   let queued: QueuedInsert | undefined;
@@ -177,13 +182,14 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   const record = await presentOne(r, w.tx, w.scope, row as Row);
   if (r.storedJson) storeJson(r, w, record, queued);
   w.emit(resourceEvent(r.name, 'created'), record);
-  return record;
+  // The secrets made are answered here, once: neither the event nor any read holds them.
+  return secrets ? { ...record, ...secrets } : record;
 }
 
 export async function updateRecord(r: Resource, w: WriteContext, id: string, given: Record<string, unknown>): Promise<ApiRecord> {
   const before = await getRow(r, w.tx, w.dialect, w.scope, id);
   const old = await presentOne(r, w.tx, w.scope, before);
-  if (Object.keys(await changesOf(r, w, before, given)).length === 0) return old;
+  if (Object.keys(await changesOf(r, w, before, given)).length === 0 && !r.hooks?.writesUnchanged?.(before, given)) return old;
   return applyUpdate(r, w, before, old, given);
 }
 
@@ -205,6 +211,7 @@ export async function applyUpdate(r: Resource, w: WriteContext, before: Row, old
   // (compared as read: PostgreSQL answers a JSON column parsed, a 64-bit integer as text).
   const read = (name: string, value: unknown) => (r.fields[name] ? r.fields[name].fromRow(value) : value);
   if (!associations && input.custom_fields === undefined && Object.entries(changes).every(([name, value]) => same(read(name, value), read(name, before[name])))) return old;
+  await checkCap(r, w, changes, before);
   const uniqueChanged = Object.fromEntries(Object.entries(changes).filter(([name, v]) => r.fields[name]?.unique && v !== before[name]));
   if (Object.keys(uniqueChanged).length > 0) await uniqueConflict(r, w, uniqueChanged, id);
   changes.updated_at = w.now;

@@ -21,7 +21,7 @@ export const MAX_FIELDS_PER_OBJECT = 200;
 
 const NOT_FOUND = 'Field not found';
 const KIND_TYPES: Record<Field['kind'], DataType> = {
-  text: 'text', int: 'number', decimal: 'number', money: 'currency', enum: 'enum', email: 'email', url: 'url', tags: 'multi_enum', ref: 'text', json: 'text', timestamp: 'datetime', boolean: 'boolean',
+  text: 'text', int: 'number', decimal: 'number', money: 'currency', enum: 'enum', email: 'email', url: 'url', tags: 'multi_enum', ref: 'text', json: 'text', timestamp: 'datetime', boolean: 'boolean', secret: 'text',
 };
 
 const custom = (d: FieldDefinition): FieldRecord => ({ ...d, is_global: false });
@@ -34,7 +34,8 @@ export function builtInFields(r: Resource): FieldRecord[] {
   });
   const out = [entry('id', 'text', `Identifier of the ${r.name}`, { unique: true })];
   for (const [name, f] of Object.entries(r.fields)) {
-    if (name === 'custom_fields') continue;
+    // A secret is no field a record shows.
+    if (name === 'custom_fields' || f.secret) continue;
     out.push(entry(name, KIND_TYPES[f.kind], f.description, { required: f.required, unique: f.unique, options: f.values ? { values: [...f.values] } : null }));
   }
   for (const [name, schema] of Object.entries(r.computed ?? {}) as Array<[string, { type?: string; description?: string }]>) {

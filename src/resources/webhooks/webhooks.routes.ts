@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// The webhook routes beyond the kernel's (webhooks.resource.ts: CRUD and rotate-secret): the event
+// types, an endpoint's deliveries, redelivery, replay and test events.
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badRequest } from '../../platform/errors.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../platform/event-types.ts';
-import { OutboundError } from '../../platform/outbound.ts';
 import { paginate } from '../../platform/pagination.ts';
-import { Data, DeletedSchema, errorResponses, IdParams, ListOf } from '../../platform/schemas.ts';
+import { Data, errorResponses, IdParams, ListOf } from '../../platform/schemas.ts';
 import { mutate } from '../../platform/write.ts';
 import * as deliveries from './deliveries.store.ts';
 import * as s from './webhooks.schemas.ts';
@@ -13,17 +13,6 @@ import * as store from './webhooks.store.ts';
 
 const tags = ['Webhooks'];
 const params = IdParams('whe', 'webhook endpoint');
-
-/** The SSRF guard at creation: a URL the service may not call is refused before it is stored. */
-async function checkUrl(req: FastifyRequest, url: string | undefined): Promise<void> {
-  if (url === undefined) return;
-  try {
-    await req.server.services.outbound.check(url);
-  } catch (error) {
-    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`, 'url');
-    throw error;
-  }
-}
 
 export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -35,48 +24,6 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       response: { 200: Data(Type.Array(s.EventTypeSchema), 'The event types'), ...errorResponses() },
     },
   }, async () => ({ data: EVENT_TYPE_NAMES.map((type) => ({ type, description: EVENT_TYPES[type].description })) }));
-
-  app.post('/webhooks', {
-    schema: {
-      tags, summary: 'Create a webhook endpoint',
-      description: 'Registers a URL to receive events, signed with the returned `secret` (shown only here). The URL must be `https://` or `http://` and may not point to a private, loopback or link-local address. At most 10 active endpoints per organization and mode (409 beyond).',
-      body: s.EndpointCreateSchema, response: { 201: Data(s.EndpointWithSecretSchema, 'The created endpoint with its secret'), ...errorResponses(409) },
-    },
-  }, async (req, reply) => {
-    await checkUrl(req, req.body.url);
-    return mutate(req, reply, 201, (w) => store.createEndpoint(w, req.body));
-  });
-
-  app.get('/webhooks', {
-    schema: {
-      tags, summary: 'List webhook endpoints', description: 'Lists the endpoints, newest first; filter by `is_active`. Secrets are never listed.',
-      querystring: s.EndpointQuerySchema, response: { 200: ListOf(s.EndpointSchema, 'A page of endpoints'), ...errorResponses() },
-    },
-  }, (req) => paginate(req, req.query, {
-    fetch: (page) => store.listEndpoints(db(), req.scope, req.query, page),
-    count: () => store.countEndpoints(db(), req.scope, req.query),
-    keyOf: (row) => row.id,
-    map: (rows) => rows.map(store.toEndpoint),
-  }));
-
-  app.get('/webhooks/:id', {
-    schema: { tags, summary: 'Get a webhook endpoint', description: 'Reads one endpoint (without its secret); 404 `Webhook endpoint not found` if it does not exist.', params, response: { 200: Data(s.EndpointSchema, 'The endpoint'), ...errorResponses(404) } },
-  }, async (req) => ({ data: store.toEndpoint(await store.findEndpoint(db(), req.scope, req.params.id)) }));
-
-  app.patch('/webhooks/:id', {
-    schema: {
-      tags, summary: 'Update a webhook endpoint', description: 'Changes the URL, event types, description or `is_active`; setting `is_active` to true re-enables an endpoint the service disabled. An empty body is 400 `No fields to update`.',
-      params, body: s.EndpointUpdateSchema, response: { 200: Data(s.EndpointSchema, 'The updated endpoint'), ...errorResponses(404, 409) },
-    },
-  }, async (req, reply) => {
-    if (Object.keys(req.body).length === 0) throw badRequest('No fields to update');
-    await checkUrl(req, req.body.url);
-    return mutate(req, reply, 200, (w) => store.updateEndpoint(w, req.params.id, req.body));
-  });
-
-  app.delete('/webhooks/:id', {
-    schema: { tags, summary: 'Delete a webhook endpoint', description: 'Deletes the endpoint and its delivery records; deliveries still queued are dropped.', params, response: { 200: Data(DeletedSchema('whe', 'webhook endpoint'), 'The endpoint was deleted'), ...errorResponses(404) } },
-  }, (req, reply) => mutate(req, reply, 200, (w) => store.deleteEndpoint(w, req.params.id)));
 
   app.get('/webhooks/:id/deliveries', {
     schema: {
@@ -114,11 +61,4 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       params, response: { 201: Data(s.QueuedSchema, 'The test delivery was queued'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => mutate(req, reply, 201, (w) => store.sendTest(w, req.params.id)));
-
-  app.post('/webhooks/:id/rotate-secret', {
-    schema: {
-      tags, summary: 'Rotate the signing secret', description: 'Returns a new secret (shown only here). For the next 24 hours deliveries carry signatures made with both the new and the previous secret, so receivers can switch without missing an event.',
-      params, response: { 201: Data(s.EndpointWithSecretSchema, 'The endpoint with its new secret'), ...errorResponses(404) },
-    },
-  }, (req, reply) => mutate(req, reply, 201, (w) => store.rotateSecret(w, req.params.id)));
 }

@@ -7,59 +7,25 @@ const DELIVERY_ID = 'dlv_01JD8X4M6R2T9Q3V5W7Y8Z0A1B01JD8X4M6R2T9Q3V5W7Y8Z0A1C';
 const EVENT_ID = 'evt_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
 export const MAX_ACTIVE_ENDPOINTS = 10;
 
-const Url = Str({ description: 'Where deliveries are POSTed: an `https://` (or `http://`) URL on the public internet', format: 'uri', minLength: 1, maxLength: 2048, examples: ['https://example.com/hooks/revenue'] });
-const EventTypes = Type.Array(eventTypeSchema({ description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', examples: ['contact.created'] }, true), {
+/** The event types of a subscription (the endpoint's `event_types`, a replay's). */
+export const EventTypes = Type.Array(eventTypeSchema({ description: 'An event type of `GET /v1/webhooks/event-types`, or `*`', examples: ['contact.created'] }, true), {
   minItems: 1, maxItems: 100, uniqueItems: true,
   description: 'The event types delivered: `["*"]` for every type, or a list of types; an unknown type is 400',
   examples: [['contact.created', 'contact.updated']],
 });
-const Description = Str({ description: 'Free-text description', maxLength: 500, examples: ['CRM sync'] });
-const Active = Type.Boolean({ description: 'Whether events are delivered; at most 10 active endpoints per organization and mode', examples: [true] });
 
-const endpointFields = {
-  id: Type.String({ description: 'Identifier of the endpoint', examples: [ENDPOINT_ID] }),
-  url: Type.String({ description: 'Where deliveries are POSTed', examples: ['https://example.com/hooks/revenue'] }),
-  description: Nullable(Type.String({ description: 'Free-text description', examples: ['CRM sync'] })),
-  event_types: Type.Array(Type.String({ description: 'An event type, or `*` for all' }), { description: 'The event types delivered', examples: [['*']] }),
-  is_active: Active,
-  disabled_reason: Nullable(Type.String({
-    description: 'Why the service disabled the endpoint (it answered 410 Gone, or failed for longer than the retry window); null while active or when disabled by the user',
-    examples: ['The endpoint answered 410 Gone'],
-  })),
-  created_at: Timestamp('When the endpoint was created, unix seconds'),
-  updated_at: Timestamp('When the endpoint last changed, unix seconds'),
-};
-
-export const EndpointSchema = Type.Object(endpointFields, { title: 'WebhookEndpoint', description: 'A webhook endpoint' });
-export type Endpoint = Static<typeof EndpointSchema>;
-
-export const EndpointWithSecretSchema = Type.Object({
-  ...endpointFields,
-  secret: Type.String({ description: 'The signing secret (Standard Webhooks, `whsec_…`); shown only when created or rotated', examples: ['whsec_MfKQ9r8GKY…'] }),
-}, { title: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret' });
-export type EndpointWithSecret = Static<typeof EndpointWithSecretSchema>;
-
-export const EndpointCreateSchema = Type.Object({
-  url: Url,
-  event_types: EventTypes,
-  description: Type.Optional(Nullable(Description)),
-  is_active: Type.Optional(Type.Boolean({ description: 'Whether events are delivered (default true)', default: true, examples: [true] })),
-}, { title: 'WebhookEndpointCreate', additionalProperties: false, description: 'A new webhook endpoint' });
-export type EndpointCreate = Static<typeof EndpointCreateSchema>;
-
-export const EndpointUpdateSchema = Type.Object({
-  url: Type.Optional(Url),
-  event_types: Type.Optional(EventTypes),
-  description: Type.Optional(Nullable(Description)),
-  is_active: Type.Optional(Active),
-}, { title: 'WebhookEndpointUpdate', additionalProperties: false, description: 'Fields to change; setting `is_active` to true re-enables a disabled endpoint' });
-export type EndpointUpdate = Static<typeof EndpointUpdateSchema>;
-
-export const EndpointQuerySchema = Type.Object({
-  ...PageQuery,
-  is_active: Type.Optional(Type.Boolean({ description: 'Only active (true) or inactive (false) endpoints', examples: [true] })),
-}, { additionalProperties: false });
-export type EndpointQuery = Static<typeof EndpointQuerySchema>;
+/** An endpoint as the API answers it (the kernel's record of webhooks.resource.ts). */
+export interface Endpoint {
+  [field: string]: unknown;
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  is_active: boolean;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
 
 export const EventTypeSchema = Type.Object({
   type: Type.String({ description: 'The event type', examples: ['contact.created'] }),

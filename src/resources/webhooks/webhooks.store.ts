@@ -1,30 +1,28 @@
-// Webhook endpoints: the subscriptions of a tenant, their signing secrets, and the writes that send
-// events to one endpoint on request (test, redeliver, replay). Every query is scoped to the tenant.
-import { randomBytes } from 'node:crypto';
+// What webhook endpoints do beyond the kernel's records (webhooks.resource.ts): their hooks (the
+// SSRF guard, `["*"]`, clearing failures, dropping deliveries) and the writes that send events to
+// one endpoint on request (test, redeliver, replay). Every query is scoped to the tenant.
+import type { FastifyRequest } from 'fastify';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { EVENT_TYPE_NAMES, fansOut, isEventType } from '../../platform/event-types.ts';
 import { newId } from '../../platform/ids.ts';
-import type { PageRequest } from '../../platform/pagination.ts';
-import { previous } from '../../platform/resource/changes.ts';
-import { selectIn, tenantOf, updateIn, deleteIn } from '../../platform/resource/tenancy.ts';
+import { OutboundError } from '../../platform/outbound.ts';
+import type { Row } from '../../platform/resource/define.ts';
+import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { deliveryJobs } from './webhooks.fanout.ts';
 import { webhookDelivery } from './webhooks.jobs.ts';
-import { MAX_ACTIVE_ENDPOINTS, type Endpoint, type EndpointCreate, type EndpointQuery, type EndpointUpdate, type EndpointWithSecret, type Replay } from './webhooks.schemas.ts';
+import type { Endpoint, Replay } from './webhooks.schemas.ts';
 
 export type EndpointRow = Selectable<DB['webhook_endpoints']>;
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
-const SECRET_OVERLAP_SECONDS = 24 * 3600;
 const MAX_REPLAY = 10_000;
 
-/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
-const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-
+/** The API form of an endpoint row, as the kernel presents it (for the writes of the delivery job). */
 export const toEndpoint = (r: EndpointRow): Endpoint => ({
   id: r.id,
   url: r.url,
@@ -53,84 +51,39 @@ export async function findEndpoint(db: Kysely<DB>, scope: Scope, id: string): Pr
   return row;
 }
 
-function filtered(db: Kysely<DB>, scope: Scope, query: EndpointQuery) {
-  let q = selectIn(db, 'webhook_endpoints', scope);
-  if (query.is_active !== undefined) q = q.where('is_active', '=', query.is_active ? 1 : 0);
-  return q;
-}
-
-export function listEndpoints(db: Kysely<DB>, scope: Scope, query: EndpointQuery, page: PageRequest) {
-  let q = filtered(db, scope, query).selectAll();
-  if (page.after !== undefined) q = q.where('id', '<', String(page.after));
-  return q.orderBy('id', 'desc').limit(page.take).offset(page.offset).execute();
-}
-
-export async function countEndpoints(db: Kysely<DB>, scope: Scope, query: EndpointQuery): Promise<number> {
-  const row = await filtered(db, scope, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** Refuses one more active endpoint beyond the limit (the write holds the tenant's lock). */
-async function ensureRoom(w: WriteContext): Promise<void> {
-  const active = await countEndpoints(w.tx, w.scope, { is_active: true });
-  if (active >= MAX_ACTIVE_ENDPOINTS) {
-    throw conflict(`At most ${MAX_ACTIVE_ENDPOINTS} active webhook endpoints per organization and mode; disable or delete one first`);
+/** The SSRF guard before a write: a URL the service may not call is refused before it is stored. */
+export async function checkUrl(req: FastifyRequest, input: Record<string, unknown>): Promise<void> {
+  if (typeof input.url !== 'string') return;
+  try {
+    await req.server.services.outbound.check(input.url);
+  } catch (error) {
+    if (error instanceof OutboundError) throw badRequest(`url: ${error.message}`, 'url');
+    throw error;
   }
 }
 
-export async function createEndpoint(w: WriteContext, input: EndpointCreate): Promise<EndpointWithSecret> {
-  const types = eventTypes(input.event_types);
-  const active = input.is_active ?? true;
-  if (active) await ensureRoom(w);
-  const row: EndpointRow = {
-    ...tenantOf(w.scope), id: newId('whe'), url: input.url, description: input.description ?? null,
-    event_types: JSON.stringify(types.types), all_events: types.all ? 1 : 0, is_active: active ? 1 : 0, secret: newSecret(),
-    previous_secret: null, previous_secret_until: null, disabled_reason: null, failing_since: null, created_at: w.now, updated_at: w.now,
-  };
-  await w.tx.insertInto('webhook_endpoints').values(row).execute();
-  const endpoint = toEndpoint(row);
-  w.emit('webhook_endpoint.created', endpoint);
-  return { ...endpoint, secret: row.secret };
+/** Completes a row about to be written: the `all_events` flag of `["*"]`; a change of `is_active` clears the service's record of failures. */
+export async function beforeWrite(_w: WriteContext, row: Record<string, unknown>, { input }: { input: Record<string, unknown> }): Promise<void> {
+  if (input.event_types !== undefined) row.all_events = eventTypes(input.event_types as string[]).all ? 1 : 0;
+  if (input.is_active !== undefined) Object.assign(row, { disabled_reason: null, failing_since: null });
 }
 
-export async function updateEndpoint(w: WriteContext, id: string, input: EndpointUpdate): Promise<Endpoint> {
-  const before = await findEndpoint(w.tx, w.scope, id);
-  const changes: Partial<EndpointRow> = { updated_at: w.now };
-  if (input.url !== undefined) changes.url = input.url;
-  if (input.description !== undefined) changes.description = input.description;
-  if (input.event_types !== undefined) {
-    const types = eventTypes(input.event_types);
-    Object.assign(changes, { event_types: JSON.stringify(types.types), all_events: types.all ? 1 : 0 });
-  }
-  if (input.is_active !== undefined) {
-    if (input.is_active && Number(before.is_active) === 0) await ensureRoom(w);
-    Object.assign(changes, { is_active: input.is_active ? 1 : 0, disabled_reason: null, failing_since: null });
-  }
-  const endpoint = toEndpoint({ ...before, ...changes });
-  const earlier = previous(toEndpoint(before), endpoint);
-  // Nothing would change (`is_active: true` also clears an active endpoint's failures): no write, no event.
-  if (Object.keys(earlier).length === 0 && !(changes.failing_since === null && before.failing_since !== null)) return toEndpoint(before);
-  await updateIn(w.tx, 'webhook_endpoints', w.scope).set(changes).where('id', '=', id).execute();
-  w.emit('webhook_endpoint.updated', endpoint, earlier);
-  return endpoint;
+/** `is_active` given again unchanged still clears what the service recorded of failures (and re-enables nothing). */
+export const clearsFailures = (before: Row, input: Record<string, unknown>): boolean =>
+  input.is_active !== undefined && (before.failing_since !== null || before.disabled_reason !== null);
+
+/**
+ * A new endpoint receives its own `webhook_endpoint.created`: its row goes in now, before the fan-out
+ * reads the tenant's endpoints (on PostgreSQL that statement travels with the write's queued inserts,
+ * in one statement that would not see the row).
+ */
+export async function insertNow(w: WriteContext, _row: Row, { before }: { before?: Row }): Promise<void> {
+  if (!before) await w.flush();
 }
 
-export async function deleteEndpoint(w: WriteContext, id: string): Promise<{ id: string; deleted: true }> {
-  const before = await findEndpoint(w.tx, w.scope, id);
-  await deleteIn(w.tx, 'webhook_deliveries', w.scope).where('endpoint_id', '=', id).execute();
-  await deleteIn(w.tx, 'webhook_endpoints', w.scope).where('id', '=', id).execute();
-  w.emit('webhook_endpoint.deleted', toEndpoint(before));
-  return { id, deleted: true };
-}
-
-/** A new secret; deliveries of the next 24 hours are signed with both, so receivers can switch. */
-export async function rotateSecret(w: WriteContext, id: string): Promise<EndpointWithSecret> {
-  const before = await findEndpoint(w.tx, w.scope, id);
-  const changes = { secret: newSecret(), previous_secret: before.secret, previous_secret_until: w.now + SECRET_OVERLAP_SECONDS, updated_at: w.now };
-  await updateIn(w.tx, 'webhook_endpoints', w.scope).set(changes).where('id', '=', id).execute();
-  const endpoint = toEndpoint({ ...before, ...changes });
-  w.emit('webhook_endpoint.updated', endpoint, {});
-  return { ...endpoint, secret: changes.secret };
+/** A deleted endpoint's delivery records go with it. */
+export async function dropDeliveries(w: WriteContext, row: Row): Promise<void> {
+  await deleteIn(w.tx, 'webhook_deliveries', w.scope).where('endpoint_id', '=', row.id).execute();
 }
 
 async function activeEndpoint(w: WriteContext, id: string): Promise<EndpointRow> {
