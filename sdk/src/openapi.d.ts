@@ -2412,26 +2412,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhooks/event-types": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List event types
-         * @description Every event type the service emits, with when it is emitted. Generated from the code that emits events, so it is always complete.
-         */
-        get: operations["listEventTypes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -2450,6 +2430,26 @@ export interface paths {
          * @description Registers a URL to receive events, signed with the returned `secret` (shown only here). The URL must be `https://` or `http://` and may not point to a private, loopback or link-local address. At most 10 active endpoints per organization and mode (409 beyond).
          */
         post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Returns a new secret (shown only here). For the next 24 hours deliveries carry signatures made with both the new and the previous secret, so receivers can switch without missing an event.
+         */
+        post: operations["rotateSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2482,6 +2482,26 @@ export interface paths {
          * @description Changes the URL, event types, description or `is_active`; setting `is_active` to true re-enables an endpoint the service disabled. An empty body is 400 `No fields to update`.
          */
         patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List event types
+         * @description Every event type the service emits, with when it is emitted. Generated from the code that emits events, so it is always complete.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/webhooks/{id}/deliveries": {
@@ -2558,26 +2578,6 @@ export interface paths {
          * @description Records a `webhook.test` event and sends it to this endpoint only. The endpoint must be active (409 otherwise).
          */
         post: operations["sendTestEvent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhooks/{id}/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Rotate the signing secret
-         * @description Returns a new secret (shown only here). For the next 24 hours deliveries carry signatures made with both the new and the previous secret, so receivers can switch without missing an event.
-         */
-        post: operations["rotateSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3617,7 +3617,7 @@ export interface webhooks {
         put?: never;
         /**
          * The note.updated event
-         * @description A note was changed; `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `note.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         * @description A note was changed (its content, pin or associations); `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `note.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onNoteUpdated"];
         delete?: never;
@@ -7719,11 +7719,11 @@ export interface components {
         };
         /**
          * DeletedWebhookEndpoint
-         * @description The webhook endpoint was deleted
+         * @description The webhook_endpoint was deleted
          */
         DeletedWebhookEndpoint: {
             /**
-             * @description Identifier of the deleted webhook endpoint
+             * @description Identifier of the deleted webhook_endpoint
              * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
              */
             id: string;
@@ -7735,7 +7735,7 @@ export interface components {
         };
         /**
          * DeletedWebhookEndpointResponse
-         * @description The endpoint was deleted
+         * @description The webhook_endpoint was deleted
          */
         DeletedWebhookEndpointResponse: {
             data: components["schemas"]["DeletedWebhookEndpoint"];
@@ -9969,7 +9969,7 @@ export interface components {
                 deal_ids?: string[];
             };
         };
-        /** @description A note was changed; `previous_attributes` holds the earlier values */
+        /** @description A note was changed (its content, pin or associations); `previous_attributes` holds the earlier values */
         NoteUpdatedEvent: components["schemas"]["Event"] & {
             /**
              * @description The event type
@@ -12475,11 +12475,11 @@ export interface components {
         };
         /**
          * WebhookEndpoint
-         * @description A webhook endpoint
+         * @description a webhook_endpoint
          */
         WebhookEndpoint: {
             /**
-             * @description Identifier of the endpoint
+             * @description Identifier of the webhook_endpoint
              * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
              */
             id: string;
@@ -12497,25 +12497,25 @@ export interface components {
              */
             event_types: string[];
             /**
-             * @description Whether events are delivered; at most 10 active endpoints per organization and mode
+             * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
              */
             is_active: boolean;
             disabled_reason: string | null;
             /**
-             * @description When the endpoint was created, unix seconds
+             * @description When the webhook_endpoint was created, unix seconds
              * @example 1767225600
              */
             created_at: number;
             /**
-             * @description When the endpoint last changed, unix seconds
+             * @description When the webhook_endpoint last changed, unix seconds
              * @example 1767225600
              */
             updated_at: number;
         };
         /**
          * WebhookEndpointCreate
-         * @description A new webhook endpoint
+         * @description A new webhook_endpoint
          */
         WebhookEndpointCreate: {
             /**
@@ -12524,6 +12524,7 @@ export interface components {
              * @example https://example.com/hooks/revenue
              */
             url: string;
+            description?: string | null;
             /**
              * @description The event types delivered: `["*"]` for every type, or a list of types; an unknown type is 400
              * @example [
@@ -12532,10 +12533,8 @@ export interface components {
              *     ]
              */
             event_types: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
-            description?: string | null;
             /**
-             * @description Whether events are delivered (default true)
-             * @default true
+             * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
              */
             is_active?: boolean;
@@ -12581,7 +12580,7 @@ export interface components {
         };
         /**
          * WebhookEndpointList
-         * @description A page of endpoints
+         * @description A page of webhooks
          */
         WebhookEndpointList: {
             /**
@@ -12595,14 +12594,14 @@ export interface components {
         };
         /**
          * WebhookEndpointResponse
-         * @description The endpoint
+         * @description The webhook_endpoint
          */
         WebhookEndpointResponse: {
             data: components["schemas"]["WebhookEndpoint"];
         };
         /**
          * WebhookEndpointUpdate
-         * @description Fields to change; setting `is_active` to true re-enables a disabled endpoint
+         * @description Fields to change; null clears a field
          */
         WebhookEndpointUpdate: {
             /**
@@ -12611,6 +12610,7 @@ export interface components {
              * @example https://example.com/hooks/revenue
              */
             url?: string;
+            description?: string | null;
             /**
              * @description The event types delivered: `["*"]` for every type, or a list of types; an unknown type is 400
              * @example [
@@ -12619,9 +12619,8 @@ export interface components {
              *     ]
              */
             event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
-            description?: string | null;
             /**
-             * @description Whether events are delivered; at most 10 active endpoints per organization and mode
+             * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
              */
             is_active?: boolean;
@@ -12641,11 +12640,11 @@ export interface components {
         };
         /**
          * WebhookEndpointWithSecret
-         * @description A webhook endpoint with its signing secret
+         * @description A webhook_endpoint with its secret, shown only here
          */
         WebhookEndpointWithSecret: {
             /**
-             * @description Identifier of the endpoint
+             * @description Identifier of the webhook_endpoint
              * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
              */
             id: string;
@@ -12663,18 +12662,18 @@ export interface components {
              */
             event_types: string[];
             /**
-             * @description Whether events are delivered; at most 10 active endpoints per organization and mode
+             * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
              */
             is_active: boolean;
             disabled_reason: string | null;
             /**
-             * @description When the endpoint was created, unix seconds
+             * @description When the webhook_endpoint was created, unix seconds
              * @example 1767225600
              */
             created_at: number;
             /**
-             * @description When the endpoint last changed, unix seconds
+             * @description When the webhook_endpoint last changed, unix seconds
              * @example 1767225600
              */
             updated_at: number;
@@ -12686,7 +12685,7 @@ export interface components {
         };
         /**
          * WebhookEndpointWithSecretResponse
-         * @description The created endpoint with its secret
+         * @description The created webhook_endpoint
          */
         WebhookEndpointWithSecretResponse: {
             data: components["schemas"]["WebhookEndpointWithSecret"];
@@ -51063,173 +51062,6 @@ export interface operations {
             };
         };
     };
-    listEventTypes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The event types */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListEventTypesResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
     listWebhookEndpoints: {
         parameters: {
             query?: {
@@ -51260,7 +51092,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of endpoints */
+            /** @description A page of webhooks */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -51428,14 +51260,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A new webhook endpoint */
+        /** @description A new webhook_endpoint */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEndpointCreate"];
             };
         };
         responses: {
-            /** @description The created endpoint with its secret */
+            /** @description The created webhook_endpoint */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -51640,13 +51472,16 @@ export interface operations {
             };
         };
     };
-    getWebhookEndpoint: {
+    rotateSigningSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
-                 * @description Identifier of the webhook endpoint
+                 * @description Identifier of the webhook_endpoint
                  * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 id: string;
@@ -51655,7 +51490,256 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoint */
+            /** @description The webhook_endpoint with its new secret */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook_endpoint
+                 * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook_endpoint */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -51850,7 +51934,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Identifier of the webhook endpoint
+                 * @description Identifier of the webhook_endpoint
                  * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 id: string;
@@ -51859,7 +51943,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoint was deleted */
+            /** @description The webhook_endpoint was deleted */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -52102,21 +52186,21 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Identifier of the webhook endpoint
+                 * @description Identifier of the webhook_endpoint
                  * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
                 id: string;
             };
             cookie?: never;
         };
-        /** @description Fields to change; setting `is_active` to true re-enables a disabled endpoint */
+        /** @description Fields to change; null clears a field */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEndpointUpdate"];
             };
         };
         responses: {
-            /** @description The updated endpoint */
+            /** @description The updated webhook_endpoint */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -52284,6 +52368,173 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEventTypesResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -53122,258 +53373,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueuedDeliveryResponse"];
-                };
-            };
-            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BadRequestError"];
-                };
-            };
-            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuthenticationFailedError"];
-                };
-            };
-            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PermissionDeniedError"];
-                };
-            };
-            /** @description Not found, or not visible to this key */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotFoundError"];
-                };
-            };
-            /** @description The request (headers and body) was not received in time */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTimeoutError"];
-                };
-            };
-            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConflictError"];
-                };
-            };
-            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PayloadTooLargeError"];
-                };
-            };
-            /** @description A path segment of the URL is longer than 100 characters */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UriTooLongError"];
-                };
-            };
-            /** @description Content-Type is not application/json */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
-                };
-            };
-            /** @description An `Expect` header other than `100-continue` */
-            417: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExpectationFailedError"];
-                };
-            };
-            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
-                };
-            };
-            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description The request line and headers exceed 64 KiB */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
-                };
-            };
-            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
-    rotateSigningSecret: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /**
-                 * @description Identifier of the webhook endpoint
-                 * @example whe_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The endpoint with its new secret */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
-                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
                 };
             };
             /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
