@@ -30,7 +30,7 @@ export function upload(app: FastifyInstance, token: string, given: Upload): Prom
 const ENDED = new Set(['completed', 'completed_with_errors', 'failed', 'cancelled']);
 
 /** Polls `GET <path>` until its `status` is one that ends the work. */
-export async function waitFor(app: FastifyInstance, token: string, path: string, ended = ENDED, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+export async function waitFor(app: FastifyInstance, token: string, path: string, ended = ENDED, timeoutMs = 60_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${token}` } });

@@ -63,7 +63,7 @@ export class RawConnection {
   }
 
   /** Resolves once `predicate` holds on the data received, or rejects after `timeoutMs`. */
-  async until(predicate: (data: string) => boolean, timeoutMs = 10_000): Promise<void> {
+  async until(predicate: (data: string) => boolean, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.#data)) {
       if (this.socket.destroyed && this.socket.readableEnded && !predicate(this.#data)) throw new Error(`closed without the expected data: ${this.#data.slice(0, 300)}`);
@@ -74,7 +74,7 @@ export class RawConnection {
   }
 
   /** The first complete answer (with a Content-Length) on the connection. */
-  async response(timeoutMs = 10_000): Promise<RawReply> {
+  async response(timeoutMs = 30_000): Promise<RawReply> {
     await this.until((data) => parse(data) !== undefined, timeoutMs);
     const reply = parse(this.#data) as Omit<RawReply, 'ms'>;
     return { ...reply, ms: Date.now() - this.opened };

@@ -58,7 +58,7 @@ export async function receiver(answer: Receiver['answer'] = () => ({ status: 200
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   r.port = (server.address() as { port: number }).port;
   r.url = `http://127.0.0.1:${r.port}/hook`;
-  r.until = async (predicate, timeoutMs = 15_000) => {
+  r.until = async (predicate, timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(r.received)) {
       if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${r.received.length} requests received)`);

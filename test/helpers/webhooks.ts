@@ -34,7 +34,7 @@ export async function deliveries(c: Client, id: string, query = '') {
   return res.json().data as Array<{ id: string; event_id: string; status: string; attempt_count: number; attempts: Array<{ status_code: number | null; error: string | null; duration_ms: number; response_body: string | null }> }>;
 }
 
-export async function waitFor<T>(what: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(what: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await what();

@@ -15,7 +15,7 @@ const jwt = [b64url({ alg: 'HS256', typ: 'JWT' }), b64url({ sub: 'user_123', iat
 const secretOf = (token: string) => token.replace(/^svc_(live|test)_/, '');
 
 /** Polls `check` until it holds: for effects written after the response. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 2000): Promise<T> {
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -59,7 +59,7 @@ const webhookDelivery: Factory = async (api, actor) => {
   const { id } = await make(api, actor, '/v1/webhooks', { fresh: true });
   const sent = await actor.call('POST', `/v1/webhooks/${id}/test`, { body: {} });
   if (sent.status !== 201) fail(`factory webhook test (${actor.label}) answered ${sent.status} ${sent.body}`);
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const listed = await actor.call('GET', `/v1/webhooks/${id}/deliveries?limit=1`);
     const first = json(listed).data?.[0];
@@ -119,7 +119,7 @@ const dealContact: Factory = async (api, actor) => {
  * changes nothing behind a snapshot's back; returns its last state.
  */
 async function ended(actor: Actor, path: string, id: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const reply = await actor.call('GET', `${path}/${id}`);
     const data = reply.status === 200 ? json(reply).data : fail(`factory GET ${path}/${id} (${actor.label}) answered ${reply.status} ${reply.body}`);

@@ -81,7 +81,8 @@ export async function startServer(env: Record<string, string>, options: { port?:
       await exited;
     },
   };
-  const deadline = Date.now() + 30_000;
+  // Generous: on a busy machine a process may take long to start; a healthy one answers at once.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output.join('\n')}`);
     try {
@@ -134,7 +135,7 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
   const failed = exited.then((code) => {
     throw new Error(`worker exited with ${code}: ${output.join('\n')}`);
   });
-  await Promise.race([ready, failed, sleep(30_000).then(() => {
+  await Promise.race([ready, failed, sleep(120_000).then(() => {
     throw new Error(`worker did not start: ${output.join('\n')}`);
   })]);
   failed.catch(() => {});
