@@ -22,6 +22,8 @@ export interface CreatedOrganization {
 export interface OrganizationOptions {
   /** An agency may have agency keys and client organizations. */
   agency?: boolean;
+  /** The sandbox data set in test mode (default); without it test mode starts like live mode. */
+  sandbox?: boolean;
 }
 
 /** Inserts the organization with its starting credits and sandbox data, inside `tx`. */
@@ -32,7 +34,7 @@ export async function insertOrganization(tx: Transaction<DB>, dialect: Dialect, 
     await writeIn(tx, dialect, { orgId: row.id, mode }, async (w) => {
       await grantCredits(w, config.defaultCredits, 'Starting credits');
       // Every tenant has a default deal pipeline; the sandbox data set (test mode) makes its own.
-      if (mode === 'test') await seedSandbox(w);
+      if (mode === 'test' && options.sandbox !== false) await seedSandbox(w);
       else await createDefaultPipeline(w, { silent: true });
     });
   }

@@ -44,7 +44,7 @@ describe.skipIf(isPostgres())('SQLite checkpoints', () => {
     const { rows } = await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(app.services.database.db);
     expect(rows[0].wal_autocheckpoint).toBe(0);
 
-    const org = await newOrg(app);
+    const org = await newOrg(app, undefined, { sandbox: false });
     const listId = (await client(app, org.live_token).post('/v1/lists', { name: 'People', type: 'contacts' })).json().data.id;
     const before = size(file);
     await creates(app, org.live_token, listId, 0, 1500);

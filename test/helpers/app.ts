@@ -76,8 +76,11 @@ export function client(app: FastifyInstance, token: string | undefined): Client 
   return call;
 }
 
-/** A fresh organization with clients for its live and test keys. */
-export async function tenant(app: FastifyInstance) {
-  const org = await newOrg(app);
+/**
+ * A fresh organization with clients for its live and test keys. `sandbox: false` leaves out the
+ * sandbox data set of test mode (about 250 ms on PostgreSQL): for tests that do not read it.
+ */
+export async function tenant(app: FastifyInstance, options: OrganizationOptions = {}) {
+  const org = await newOrg(app, undefined, options);
   return { ...org, live: client(app, org.live_token), test: client(app, org.test_token) };
 }

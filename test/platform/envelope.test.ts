@@ -32,7 +32,7 @@ const expectFieldErrors = (res: LightMyRequestResponse) => {
 
 describe('envelope', () => {
   it('wraps one object in data', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const res = await t.live.post('/v1/lists', { name: 'L', type: 'contacts' });
     expect(res.statusCode).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -43,7 +43,7 @@ describe('envelope', () => {
   });
 
   it('answers lists in the list form with the pagination object', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await t.live.post('/v1/lists', { name: 'L', type: 'contacts' });
     const body = (await t.live.get('/v1/lists')).json();
     expect(Object.keys(body).sort()).toEqual(['data', 'next_cursor', 'object', 'pagination']);
@@ -56,7 +56,7 @@ describe('envelope', () => {
 
 describe('validation errors', () => {
   it('answers wrong types with 422 and the field list', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'L', type: 'contacts' })).json().data.id;
     const detail = expectFieldErrors(await t.live.post('/v1/contacts', { list_id: list, work_email: 42, tags: 'vip', title: ['a'] }));
     expect(detail.map((e) => e.loc.join('.')).sort()).toEqual(['body.tags', 'body.title', 'body.work_email']);
@@ -65,7 +65,7 @@ describe('validation errors', () => {
   });
 
   it('answers a malformed e-mail address with 422', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'L', type: 'contacts' })).json().data.id;
     for (const email of ['not-an-email', 'a@', '@b.co', 'a b@c.co']) {
       const detail = expectFieldErrors(await t.live.post('/v1/contacts', { list_id: list, work_email: email }));
@@ -74,7 +74,7 @@ describe('validation errors', () => {
   });
 
   it('refuses fields the client may not set', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'L', type: 'contacts' })).json().data.id;
     for (const field of ['id', 'org_id', 'mode', 'created_at', 'updated_at', 'suppressed', 'unknown_field']) {
       const detail = expectFieldErrors(await t.live.post('/v1/contacts', { list_id: list, [field]: field === 'created_at' ? 1 : 'x' }));
@@ -86,14 +86,14 @@ describe('validation errors', () => {
   });
 
   it('reports query errors under query', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const detail = expectFieldErrors(await t.live.get('/v1/contacts?created_after=yesterday'));
     expect(detail[0].loc).toEqual(['query', 'created_after']);
     expect(expectFieldErrors(await t.live.get('/v1/contacts?colour=red'))[0]).toMatchObject({ loc: ['query', 'colour'], type: 'extra_forbidden' });
   });
 
   it('never answers a hostile string with a server error', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'L', type: 'contacts' })).json().data.id;
     expectFieldErrors(await t.live.post('/v1/contacts', { list_id: list, title: 'a\u0000b' }));
     expectFieldErrors(await t.live.post('/v1/contacts', { list_id: list, title: 'x'.repeat(5000) }));
@@ -108,7 +108,7 @@ describe('validation errors', () => {
 
 describe('malformed requests', () => {
   it('answers unknown routes with a JSON 404', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     for (const [method, url] of [['GET', '/v1/nothing-here'], ['POST', '/v1/contacts/con_x/launch'], ['GET', '/'], ['PUT', '/v1/contacts']] as const) {
       const res = await t.live(method, url);
       expect(res.statusCode, `${method} ${url}`).toBe(404);
@@ -118,7 +118,7 @@ describe('malformed requests', () => {
   });
 
   it('answers malformed JSON with 400', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     for (const body of ['{"name":', '{name: "x"}', 'undefined', '{"a":1}}']) {
       const res = await raw(t.live_token, body, 'application/json');
       expect(res.statusCode, body).toBe(400);
@@ -127,7 +127,7 @@ describe('malformed requests', () => {
   });
 
   it('answers a body nested deeper than 64 levels with 400, whatever route it is sent to', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const nested = (depth: number) => {
       let value = '1';
       for (let i = 0; i < depth; i++) value = `{"a":${value}}`;
@@ -147,12 +147,12 @@ describe('malformed requests', () => {
   });
 
   it('answers a JSON value that is not an object with 422', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     for (const body of ['[1,2]', 'null', '"text"', '42']) expectFieldErrors(await raw(t.live_token, body, 'application/json'));
   });
 
   it('answers other media types with 415', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const res = await raw(t.live_token, 'name=x&type=contacts', type);
       expect(res.statusCode, type).toBe(415);
@@ -162,13 +162,13 @@ describe('malformed requests', () => {
   });
 
   it('accepts JSON with a charset', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const res = await raw(t.live_token, JSON.stringify({ name: 'L', type: 'leads' }), 'application/json; charset=utf-8');
     expect(res.statusCode).toBe(201);
   });
 
   it('answers bodies over 1 MiB with 413', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const big = JSON.stringify({ name: 'L', type: 'contacts', description: 'x'.repeat(1024 * 1024) });
     const res = await raw(t.live_token, big, 'application/json');
     expect(res.statusCode).toBe(413);
@@ -181,7 +181,7 @@ describe('malformed requests', () => {
 
 describe('headers', () => {
   it('sends no x-powered-by and a request id on every response', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const responses = [
       await t.live.get('/v1/lists'),
       await t.live.post('/v1/lists', { name: 'L', type: 'bogus' }),
@@ -201,7 +201,7 @@ describe('headers', () => {
   });
 
   it('echoes a safe incoming X-Request-Id and replaces an unsafe one', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const given = 'req-2026.01:abc_DEF';
     expect((await t.live.get('/v1/lists', { 'x-request-id': given })).headers['x-request-id']).toBe(given);
     expect((await client(app, undefined).get('/v1/nowhere', { 'x-request-id': given })).headers['x-request-id']).toBe(given);

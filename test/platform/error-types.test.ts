@@ -23,7 +23,7 @@ beforeAll(async () => {
   app = await testApp({ env: { ...UNLIMITED, REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as AddressInfo).port;
-  t = await tenant(app);
+  t = await tenant(app, { sandbox: false });
   listId = (await t.live.post('/v1/lists', { name: 'People', type: 'contacts' })).json().data.id;
 });
 afterAll(() => app.close());
@@ -76,7 +76,7 @@ describe('errors of requests that reach a route', () => {
     const narrow = (await t.live.post('/auth/v1/api-keys', { name: 'Reader', scopes: ['contacts:read'] })).json().data.api_key_token as string;
     const refused = await app.inject({ method: 'POST', url: '/v1/lists', payload: { name: 'x', type: 'contacts' }, headers: { authorization: `Bearer ${narrow}` } });
     expect(bodyOf(refused, 403)).toEqual({ type: 'permission_denied', detail: 'API key lacks scope lists:write', scope: 'lists:write' });
-    const other = await tenant(app);
+    const other = await tenant(app, { sandbox: false });
     const mismatch = await t.live.get('/v1/contacts', { 'x-org-id': other.org_id });
     expect(bodyOf(mismatch, 403)).toEqual({ type: 'permission_denied', detail: 'X-Org-Id does not match the organization of the API key (acting for another organization needs an agency key)' });
   });
@@ -122,7 +122,7 @@ describe('errors of the budget: insufficient_credits, rate_limited', () => {
   it('402 insufficient_credits when the balance cannot pay', async () => {
     const poor = await testApp({ env: { ...UNLIMITED, DEFAULT_CREDITS: '0' } });
     try {
-      const p = await tenant(poor);
+      const p = await tenant(poor, { sandbox: false });
       const list = (await p.live.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data.id as string;
       expect((await p.live.post('/v1/contacts', { list_id: list, name: 'Ada' })).statusCode).toBe(201);
       const campaign = (await p.live.post('/v1/campaigns', { name: 'Launch', list_id: list, steps: [{ channel: 'email', subject: 'Hi' }] })).json().data.id as string;
@@ -136,7 +136,7 @@ describe('errors of the budget: insufficient_credits, rate_limited', () => {
   it('429 rate_limited on the data API and on the public quote routes', async () => {
     const limited = await testApp({ env: { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_PER_MINUTE: '1000', PUBLIC_RATE_LIMIT_PER_SECOND: '1', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000' } });
     try {
-      const l = await tenant(limited);
+      const l = await tenant(limited, { sandbox: false });
       await l.live.get('/v1/contacts');
       expect(bodyOf(await l.live.get('/v1/contacts'), 429)).toEqual({ type: 'rate_limited', detail: expect.stringMatching(/^Rate limit exceeded: at most 1 requests per second .* per organization; retry after \d+ s$/) });
       await limited.inject({ method: 'GET', url: '/v1/public/quotes/no-such-token' });

@@ -30,7 +30,7 @@ async function allEvents(c: Client): Promise<EventRecord[]> {
 
 describe('group commit', () => {
   it('answers each of many simultaneous creates with its own record, events in commit order and exact totals', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await newList(t.live);
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) =>
       t.live.post('/v1/contacts', { list_id: list, name: `Contact ${i}`, work_email: `c${i}@example.com` })));
@@ -51,7 +51,7 @@ describe('group commit', () => {
   });
 
   it('fails only the write that fails, with nothing of it stored, and replays every answer', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await newList(t.live);
     const suppressions = await newList(t.live, 'suppressions');
     const bodies = Array.from({ length: 30 }, (_, i) => (i % 5 === 2
@@ -80,7 +80,7 @@ describe('group commit', () => {
   });
 
   it('keeps totals exact when creates, updates and deletes of several tenants arrive together', async () => {
-    const [a, b] = [await tenant(app), await tenant(app)];
+    const [a, b] = [await tenant(app, { sandbox: false }), await tenant(app, { sandbox: false })];
     const lists = { a: await newList(a.live), b: await newList(b.live) };
     const seed = async (c: Client, list: string) => Promise.all(Array.from({ length: 10 }, (_, i) => c.post('/v1/contacts', { list_id: list, name: `Old ${i}` })));
     const old = { a: (await seed(a.live, lists.a)).map((r) => r.json().data.id), b: (await seed(b.live, lists.b)).map((r) => r.json().data.id) };
@@ -102,7 +102,7 @@ describe('group commit', () => {
   });
 
   it('lists records made in one burst in exactly the reverse order of their creation', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const made = [];
     for (let i = 0; i < 25; i++) made.push((await t.live.post('/v1/lists', { name: `L${i}`, type: 'leads' })).json().data.id);
     const listed = (await t.live.get('/v1/lists?limit=100')).json().data.map((l: { id: string }) => l.id);
@@ -110,7 +110,7 @@ describe('group commit', () => {
   });
 
   it('applies a custom field defined in a burst to the creates committed after it, not before', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await newList(t.live);
     // Definitions are read once per transaction: the field's create must drop them for the writes
     // after it in the same transaction, which are then refused for lacking the required field.
@@ -134,7 +134,7 @@ describe('group commit', () => {
   });
 
   it('puts each new deal of a burst in the first stage of the default pipeline as it stood at the deal\'s commit', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const pipeline = (await t.live.get('/v1/deals/pipelines')).json().data.find((p: { is_default: boolean }) => p.is_default);
     const [first, second, ...rest] = pipeline.stages.map((s: { id: string }) => s.id) as string[];
     // The first stage is read once per transaction: the reorder must drop it for the creates after it.
@@ -167,7 +167,7 @@ describe('group commit', () => {
   // taken over meanwhile must still fail its own request alone. On PostgreSQL, where the test can
   // hold the tenant's lock from outside so that the creates queue up behind it.
   it.runIf(isPostgres())('fails only the create of a run whose Idempotency-Key claim was taken over, committing nothing of it', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await newList(t.live);
     const holder = new pg.Client({ connectionString: databaseUrl() });
     await holder.connect();

@@ -40,7 +40,7 @@ async function until<T>(what: () => Promise<T>, done: (v: T) => boolean, timeout
 }
 
 async function scope() {
-  const org = await newOrg(app);
+  const org = await newOrg(app, undefined, { sandbox: false });
   return { orgId: org.org_id, mode: 'live' as const };
 }
 

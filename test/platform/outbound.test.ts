@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('the SSRF guard', () => {
   it('refuses endpoints on loopback, private, link-local and metadata addresses, and names resolving to them', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const r = await receiver();
     const refused = [
       `http://127.0.0.1:${r.port}/hook`, `http://[::1]:${r.port}/hook`,
@@ -67,7 +67,7 @@ describe('the SSRF guard', () => {
   });
 
   it('refuses again at delivery, so a host that later resolves to a private address gets nothing', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const r = await receiver();
     await t.live.post('/v1/lists', { name: 'Not for localhost', type: 'contacts' });
     const event = (await t.live.get('/v1/events?type=list.created')).json().data[0];
@@ -92,7 +92,7 @@ describe('the SSRF guard', () => {
   });
 
   it('refuses at delivery a name that resolved to a public address when it was checked (DNS rebinding)', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const r = await receiver();
     // The first answer (the check) is public, every later one (the connection) is the local receiver.
     const asked: string[] = [];
@@ -192,7 +192,7 @@ describe('link-local and metadata addresses, with private networks allowed', () 
   it('are refused to webhooks and URL imports of an app that allows private networks', async () => {
     const permissive = await testApp({ env: { OUTBOUND_ALLOW_PRIVATE: 'true', WORKERS: 'off' } });
     try {
-      const t = await tenant(permissive);
+      const t = await tenant(permissive, { sandbox: false });
       const listId = (await t.live.post('/v1/lists', { name: 'Imports', type: 'contacts' })).json().data.id;
       for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://metadata.google.internal/', 'http://[fe80::a9fe:a9fe]/']) {
         const hook = await t.live.post('/v1/webhooks', { url, event_types: ['*'] });

@@ -23,7 +23,7 @@ const eventCount = async (c: Client, type: string) => (await c.get(`/v1/events?t
 
 describe('assert one record', () => {
   it('creates a contact, then updates it by work e-mail (any case), then does nothing', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     const created = await put(t.live, '/v1/contacts/assert', { list_id: list, work_email: 'Ada@Example.com', title: 'Engineer' });
     expect(created.statusCode, created.body).toBe(201);
@@ -46,7 +46,7 @@ describe('assert one record', () => {
   });
 
   it('matches by LinkedIn URL when there is no e-mail match, and by ?match= on a unique custom field', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     await t.live.post('/v1/fields', { object: 'contacts', name: 'crm_id', data_type: 'text', unique: true });
     const a = (await put(t.live, '/v1/contacts/assert', { list_id: list, linkedin_url: 'https://linkedin.com/in/ada', custom_fields: { crm_id: 'C1' } })).json().data;
@@ -68,7 +68,7 @@ describe('assert one record', () => {
   });
 
   it('asserts companies by normalized domain', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const created = await put(t.live, '/v1/companies/assert', { name: 'Acme', domain: 'https://www.Acme.com/about' });
     expect(created.statusCode, created.body).toBe(201);
     const again = await put(t.live, '/v1/companies/assert', { name: 'Acme', domain: 'acme.com' });
@@ -77,12 +77,12 @@ describe('assert one record', () => {
     expect(renamed.json()).toMatchObject({ action: 'updated', data: { name: 'Acme Inc', domain: 'acme.com' } });
     expect((await t.live.get('/v1/companies')).json().pagination.total).toBe(1);
     // Another tenant asserting the same domain gets its own company.
-    const other = await tenant(app);
+    const other = await tenant(app, { sandbox: false });
     expect((await put(other.live, '/v1/companies/assert', { name: 'Acme', domain: 'acme.com' })).statusCode).toBe(201);
   });
 
   it('never creates two records for one key under concurrent asserts', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => put(t.live, '/v1/contacts/assert', { list_id: list, work_email: `race${round}@example.com`, title: `T${i % 2}` })));
@@ -96,7 +96,7 @@ describe('assert one record', () => {
   });
 
   it('replays an assert sent again with the same Idempotency-Key', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     const headers = { 'idempotency-key': 'assert-1' };
     const first = await put(t.live, '/v1/contacts/assert', { list_id: list, work_email: 'i@example.com' }, headers);
@@ -112,7 +112,7 @@ describe('assert one record', () => {
 
 describe('assert in a batch', () => {
   it('reports each record on its own and writes nothing of a failed one', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     await t.live.post('/v1/fields', { object: 'contacts', name: 'crm_id', data_type: 'text', unique: true });
     const existing = (await t.live.post('/v1/contacts', { list_id: list, work_email: 'old@example.com', title: 'Old', custom_fields: { crm_id: 'TAKEN' } })).json().data;
@@ -152,7 +152,7 @@ describe('assert in a batch', () => {
   });
 
   it('gives each created contact its own list, company and suppression', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     const leads = (await t.live.post('/v1/lists', { name: 'Leads', type: 'leads' })).json().data.id;
     const companiesList = (await t.live.post('/v1/lists', { name: 'Accounts', type: 'companies' })).json().data.id;
@@ -181,7 +181,7 @@ describe('assert in a batch', () => {
   });
 
   it('matches a record created earlier in the same batch by its natural key', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = await contactList(t.live);
     const res = await put(t.live, '/v1/contacts/assert/batch', {
       records: [
@@ -202,7 +202,7 @@ describe('assert in a batch', () => {
   });
 
   it('matches a record created earlier in the same batch by ?match=', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await t.live.post('/v1/fields', { object: 'deals', name: 'crm_id', data_type: 'text', unique: true });
     const res = await put(t.live, '/v1/deals/assert/batch?match=crm_id', {
       records: [
@@ -220,7 +220,7 @@ describe('assert in a batch', () => {
   });
 
   it('refuses more than 100 records with 400, and asserts 100 companies in one request', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const tooMany = await put(t.live, '/v1/companies/assert/batch', { records: Array.from({ length: 101 }, (_, i) => ({ name: `C${i}`, domain: `c${i}.example` })) });
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json().detail).toMatch(/at most 100/);

@@ -22,7 +22,7 @@ const summaryCount = async (c: Client, stageId: string) => (await c.get('/v1/dea
 
 describe('custom fields on deals', () => {
   it('defines fields of object deals, validates values on write and filters by them', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const listed = (await ok(t.live.get('/v1/fields?object=deals&limit=200'))).data;
     expect(listed.some((f: Json) => f.id === 'deals.amount' && f.is_global)).toBe(true);
     await field(t.live, { name: 'region', data_type: 'enum', options: { values: ['emea', 'amer'] } });
@@ -43,14 +43,14 @@ describe('custom fields on deals', () => {
     const [event] = (await t.live.get('/v1/events?type=deal.updated')).json().data;
     expect(event.previous_attributes.custom_fields).toEqual({ region: 'emea', seats: 40 });
     // Another tenant has no such field.
-    const other = await tenant(app);
+    const other = await tenant(app, { sandbox: false });
     expect((await other.live.post('/v1/deals', { name: 'X', custom_fields: { region: 'emea' } })).statusCode).toBe(422);
   });
 });
 
 describe('search over deals', () => {
   it('finds deals by full text, filters and custom fields, and GET /v1/search groups them', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const pipeline = await stagesOf(t.live);
     await field(t.live, { name: 'region', data_type: 'text' });
     const a = (await ok(t.live.post('/v1/deals', { name: 'Zephyr rollout', owner: 'ada@example.com', amount: 500, stage_id: pipeline.stages[1].id, custom_fields: { region: 'emea' } }), 201)).data;
@@ -77,14 +77,14 @@ describe('search over deals', () => {
     expect((await search({ q: 'zephyr pilot' })).pagination.total).toBe(0);
     await ok(t.live.delete(`/v1/deals/${a.id}`));
     expect((await search({ q: 'rollout' })).pagination.total).toBe(0);
-    const other = await tenant(app);
+    const other = await tenant(app, { sandbox: false });
     expect((await ok(other.live.get('/v1/search?q=aurora'))).data.deals.total).toBe(0);
   });
 });
 
 describe('assert deals', () => {
   it('needs ?match= naming a unique custom field (400 without it, 422 for another field)', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await field(t.live, { name: 'crm_id', data_type: 'text', unique: true });
     await field(t.live, { name: 'note', data_type: 'text' });
     const none = await put(t.live, '/v1/deals/assert', { name: 'Acme', custom_fields: { crm_id: 'D1' } });
@@ -101,7 +101,7 @@ describe('assert deals', () => {
   });
 
   it('creates, updates through the deal rules (stage, history, totals), and does nothing when nothing changed', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await field(t.live, { name: 'crm_id', data_type: 'text', unique: true });
     const pipeline = await stagesOf(t.live);
     const [first, second] = pipeline.stages;
@@ -126,7 +126,7 @@ describe('assert deals', () => {
   });
 
   it('keeps the evidence gate (force passes it) and asserts batches record by record', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await field(t.live, { name: 'crm_id', data_type: 'text', unique: true });
     const pipeline = await stagesOf(t.live);
     const methodology = (await ok(t.live.post('/v1/pipelines', { name: 'Gate', stages: [{ name: 'Prove', required_elements: ['budget_confirmed'] }] }), 201)).data;
@@ -152,7 +152,7 @@ describe('assert deals', () => {
   });
 
   it('leaves nothing of a batch record refused after it had written, and keeps the rest of the batch', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await field(t.live, { name: 'crm_id', data_type: 'text', unique: true });
     await field(t.live, { name: 'note', data_type: 'text' });
     const pipeline = await stagesOf(t.live);

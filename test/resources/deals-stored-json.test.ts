@@ -73,7 +73,7 @@ async function storedMatch(c: Client, orgId: string): Promise<number> {
 
 describe('stored deal texts', () => {
   it('are written by creates and updates, exactly as GET one answers', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     await ok(t.live.post('/v1/fields', { object: 'deals', name: 'region', data_type: 'text' }), 201);
     await ok(t.live.post('/v1/fields', { object: 'deals', name: 'crm_id', data_type: 'text', unique: true }), 201);
     const company = await ok(t.live.post('/v1/companies', { name: 'Acme' }), 201);
@@ -95,7 +95,7 @@ describe('stored deal texts', () => {
   });
 
   it('are cleared by changes made outside a deal\'s own write, and pages still answer them right', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const org = t.org_id;
     const field = await ok(t.live.post('/v1/fields', { object: 'deals', name: 'region', data_type: 'text' }), 201);
     const company = await ok(t.live.post('/v1/companies', { name: 'Gone soon' }), 201);
@@ -136,8 +136,8 @@ describe('stored deal texts', () => {
   });
 
   it('written again by the job are those of the tenant\'s records only', async () => {
-    const t = await tenant(app);
-    const other = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
+    const other = await tenant(app, { sandbox: false });
     await ok(t.live.post('/v1/deals', { name: 'Mine' }), 201);
     await ok(other.live.post('/v1/deals', { name: 'Theirs' }), 201);
     const stage = (await ok(t.live.get('/v1/deals/pipelines')))[0].stages[0].id;

@@ -41,8 +41,8 @@ const comparable = (records: Array<Record<string, unknown>>) => records
 
 describe('exports', () => {
   it('exports contacts matching filters, and the file imports back as the same records', async () => {
-    const source = await tenant(app);
-    const target = await tenant(app);
+    const source = await tenant(app, { sandbox: false });
+    const target = await tenant(app, { sandbox: false });
     for (const t of [source, target]) expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'plan', data_type: 'text' })).statusCode).toBe(201);
     const from = (await source.live.post('/v1/lists', { name: 'From', type: 'contacts' })).json().data.id as string;
     const elsewhere = (await source.live.post('/v1/lists', { name: 'Elsewhere', type: 'contacts' })).json().data.id as string;
@@ -65,8 +65,8 @@ describe('exports', () => {
   });
 
   it('writes text a spreadsheet would read as a formula behind a quote, keeps numbers, and the file imports back exactly', async () => {
-    const source = await tenant(app);
-    const target = await tenant(app);
+    const source = await tenant(app, { sandbox: false });
+    const target = await tenant(app, { sandbox: false });
     for (const t of [source, target]) expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'balance', data_type: 'number' })).statusCode).toBe(201);
     const from = (await source.live.post('/v1/lists', { name: 'Formulas', type: 'contacts' })).json().data.id as string;
     // Each first character a spreadsheet reads as a formula, a value already escaped, and plain text.
@@ -95,7 +95,7 @@ describe('exports', () => {
   });
 
   it('exports exactly the contacts of a creation-time window', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'Window', type: 'contacts' })).json().data.id as string;
     const made: Array<{ id: string; created_at: number }> = [];
     for (const name of ['One', 'Two', 'Three']) made.push((await t.live.post('/v1/contacts', { list_id: list, name })).json().data);
@@ -109,12 +109,12 @@ describe('exports', () => {
   });
 
   it('exports companies, with progress and a round trip', async () => {
-    const source = await tenant(app);
+    const source = await tenant(app, { sandbox: false });
     await source.live.post('/v1/companies', { name: 'Engines Ltd', domain: 'engines.example', employee_count: 250, industry: 'Software' });
     await source.live.post('/v1/companies', { name: 'Small Co', domain: 'small.example', employee_count: 5 });
     const csv = await exportCsv(source, { object: 'companies', filters: { min_employees: 100 } });
     expect(csv.trim().split('\r\n')).toHaveLength(2);
-    const target = await tenant(app);
+    const target = await tenant(app, { sandbox: false });
     const imported = await upload(app, target.live_token, { csv, fields: { object: 'companies' } });
     expect(imported.json().data.mapping).toMatchObject({ name: 'name', domain: 'domain', employee_count: 'employee_count' });
     await waitFor(app, target.live_token, `/v1/imports/${imported.json().data.id as string}`);
@@ -124,8 +124,8 @@ describe('exports', () => {
   });
 
   it('refuses bad filters, hides exports from other tenants, and 409s a download before completion', async () => {
-    const t = await tenant(app);
-    const other = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
+    const other = await tenant(app, { sandbox: false });
     const bad = await t.live.post('/v1/exports', { object: 'companies', filters: { min_employees: 'many' } });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail[0].loc).toEqual(['body', 'filters', 'min_employees']);
@@ -151,7 +151,7 @@ describe('exports', () => {
   });
 
   it('exports the matches of a search in its order, across pages of the file', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'score', data_type: 'number' })).statusCode).toBe(201);
     const list = (await t.live.post('/v1/lists', { name: 'Scored', type: 'contacts' })).json().data.id as string;
     // 1,100 contacts, scores with ties, two in three engineers: more matches than a page of the export (500).
@@ -183,7 +183,7 @@ describe('exports', () => {
   });
 
   it('checks a search as the search route does, at its place under search', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const post = (body: object) => t.live.post('/v1/exports', { object: 'contacts', ...body });
     const both = await post({ filters: { title: 'VP' }, search: { q: 'ada' } });
     expect([both.statusCode, both.json().detail[0]]).toEqual([422, { loc: ['body', 'search'], msg: 'Give filters or search, not both', type: 'value_error' }]);
@@ -215,7 +215,7 @@ describe('exports run by a worker', () => {
     .filter((e) => e.data.object.id === id);
 
   it('fails at once, saying why, when its search or filters no longer apply', async () => {
-    const t = await tenant(quiet);
+    const t = await tenant(quiet, { sandbox: false });
     const field = (await t.live.post('/v1/fields', { object: 'contacts', name: 'tier', data_type: 'text' })).json().data.id as string;
     const bySearch = (await t.live.post('/v1/exports', { object: 'contacts', search: { filters: [{ field: 'custom_fields.tier', operator: 'eq', value: 'gold' }] } })).json().data.id as string;
     const byFilters = (await t.live.post('/v1/exports', { object: 'contacts', filters: { 'custom_fields.tier': 'gold' } })).json().data.id as string;
@@ -230,7 +230,7 @@ describe('exports run by a worker', () => {
   });
 
   it('ends failed, not running for good, when its job fails its last attempt', async () => {
-    const t = await tenant(quiet);
+    const t = await tenant(quiet, { sandbox: false });
     const id = (await t.live.post('/v1/exports', { object: 'contacts' })).json().data.id as string;
     // A stored export its job cannot run: an object no longer exportable.
     await quiet.services.database.db.updateTable('exports').set({ object: 'gone' }).where('org_id', '=', t.org_id).where('id', '=', id).execute();

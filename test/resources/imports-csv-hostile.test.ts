@@ -56,7 +56,7 @@ async function importOf(t: T, csv: string | Buffer, mapping: Record<string, stri
 
 describe('CSV imports of bytes that are not UTF-8', () => {
   it('fail each such row, naming its line and column, store no replacement character, and import the rest', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const names = Object.keys(INVALID);
     // A BOM first (accepted and dropped); each invalid row follows a valid one holding non-ASCII text.
     const csv = bytes('\uFEFFEmail,Name\n', ...names.flatMap((name, i) => [`ok${i}@example.com,Zoë ${i} 東京\n`, `bad${i}@example.com,Ada `, INVALID[name], ` ${i}\n`]));
@@ -77,7 +77,7 @@ describe('CSV imports of bytes that are not UTF-8', () => {
   });
 
   it('name the line a bad cell is on in a row that spans lines', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const csv = bytes('Email,Name\r\n"a@example.com","Ada\r\nLovelace"\r\nb@example.com,"Grace\r\n', INVALID['CESU surrogate ED A0 80'], ' Hopper"\r\n');
     const { done, errors, contacts } = await importOf(t, csv);
     expect(done).toMatchObject({ rows_total: 2, created: 1, failed: 1 });
@@ -86,7 +86,7 @@ describe('CSV imports of bytes that are not UTF-8', () => {
   });
 
   it('refuse the file with 400 naming the line when they are in the header, storing nothing', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const listId = await listOf(t);
     const headers = [
       ...Object.values(INVALID).map((seq) => ({ csv: bytes('Em', seq, 'ail,Name\nada@example.com,Ada\n'), line: 1 })),
@@ -105,7 +105,7 @@ describe('CSV imports of bytes that are not UTF-8', () => {
 
 describe('CSV imports of quotes left open', () => {
   it('report the row as an error at its line and read the rows it ran into (the quote closed by a later one)', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const csv = [
       'Email,Name',
       'ok1@example.com,One',
@@ -122,7 +122,7 @@ describe('CSV imports of quotes left open', () => {
   });
 
   it('report a quote never closed before the end of the file, in a file with quoted line breaks and CRLF lines', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const csv = [
       'Email,Name',
       '"ada@example.com","Ada', // lines 2-3: one row, a quoted line break
@@ -140,7 +140,7 @@ describe('CSV imports of quotes left open', () => {
   });
 
   it('end a row at 1 MiB: a quote left open is an error there, and every row it ran into is read', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     // 11,000 rows of 100 bytes after the quote left open on line 3: more than 1 MiB, no quote among them.
     const filler = Array.from({ length: 11_000 }, (_, i) => `not-an-email-${String(i).padStart(5, '0')},${'x'.repeat(80)}`);
     const long = `long@example.com,${'y'.repeat(1024 * 1024)}`; // one line past the limit
@@ -164,7 +164,7 @@ describe('CSV imports of files that are not quoted with "', () => {
   const REFUSED = 'more than 1000 rows hold a quote that is never closed (is " the file\'s quote character?)';
 
   it('read up to 1000 rows with a quote never closed, each an error', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const csv = ['Email,Name', ...openQuotes(1000), 'ok@example.com,Ok'].join('\n');
     const { done, errors } = await importOf(t, csv);
     expect(done).toMatchObject({ status: 'completed_with_errors', rows_total: 1001, created: 1, failed: 1000 });
@@ -172,7 +172,7 @@ describe('CSV imports of files that are not quoted with "', () => {
   });
 
   it('refuse a file with more (400), storing nothing', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const listId = await listOf(t);
     const started = performance.now();
     const res = await upload(app, t.live_token, { csv: ['Email,Name', ...openQuotes(200_000)].join('\n'), fields: { object: 'contacts', list_id: listId } });
@@ -188,7 +188,7 @@ describe('CSV imports of files that are not quoted with "', () => {
     jobsByHand({ file: () => app, rebuilt: (a) => (app = a), quiet: (a) => (quiet = a) });
 
     it('fail the import saying why, keeping the rows read before', async () => {
-      const t = await tenant(quiet);
+      const t = await tenant(quiet, { sandbox: false });
       const listId = (await t.live.post('/v1/lists', { name: 'Imported', type: 'contacts' })).json().data.id as string;
       const id = (await upload(quiet, t.live_token, { csv: 'Email,Name\nstored@example.com,Stored\n', fields: { object: 'contacts', list_id: listId } })).json().data.id as string;
       // The stored file becomes one the upload would refuse (as one stored before the limit was).
@@ -204,7 +204,7 @@ describe('CSV imports of files that are not quoted with "', () => {
 
 describe('the errors CSV of an import', () => {
   it('writes a header or message a spreadsheet would read as a formula behind a quote', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const header = '=HYPERLINK("http://x","c")';
     const csv = `"${header.replace(/"/g, '""')}",Name\nnot-an-email,Ada\n`;
     const { id, done } = await importOf(t, csv, { [header]: 'work_email', Name: 'name' });

@@ -57,7 +57,7 @@ describe('custom fields', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = await tenant(app);
+    t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'People', type: 'contacts' })).json().data.id;
     const values: Record<string, { plan?: string; seats?: number; note?: string; regions?: string }> = {
       Ada: { plan: 'pro', seats: 12, note: 'Renews in May', regions: '|amer|emea|' }, Bob: { plan: 'free', seats: 1, regions: '|apac|' }, Cy: { plan: 'enterprise', seats: 250, note: '' }, Dee: {},

@@ -8,7 +8,7 @@ afterAll(() => app.close());
 
 describe('search by custom fields defined through the API', () => {
   it('filters and sorts contacts by their custom field values', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'People', type: 'contacts' })).json().data.id;
     expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'seats', data_type: 'number' })).statusCode).toBe(201);
     expect((await t.live.post('/v1/fields', { object: 'contacts', name: 'plan', data_type: 'enum', options: { values: ['free', 'pro'] } })).statusCode).toBe(201);
@@ -28,7 +28,7 @@ describe('search by custom fields defined through the API', () => {
   });
 
   it('walks a sort by one custom number field in the order of its values, past many value rows, then the records without one', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     expect((await t.live.post('/v1/fields', { object: 'companies', name: 'rank', data_type: 'number' })).statusCode).toBe(201);
     // 500 companies: ranks with many ties, none on every tenth, and one in twenty-five in FR.
     const made: Array<{ id: string; rank: number | null; fr: boolean }> = [];

@@ -24,7 +24,7 @@ let c: Client;
 let records: Rec[] = [];
 
 beforeAll(async () => {
-  c = (await tenant(app)).live;
+  c = (await tenant(app, { sandbox: false })).live;
   expect((await c.post('/v1/fields', { object: 'companies', name: 'score', data_type: 'number' })).statusCode).toBe(201);
   const rng = fc.sample(fc.array(fc.nat(1000), { minLength: 9, maxLength: 9 }), { numRuns: 36, seed: 7 });
   for (const [i, r] of rng.entries()) {

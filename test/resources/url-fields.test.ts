@@ -44,7 +44,7 @@ describe('built-in URL fields', () => {
 
   for (const { plural, name } of urlFields) {
     it(`${plural}.${name} takes only absolute http(s) URLs, on create and update`, async () => {
-      const t = await tenant(app);
+      const t = await tenant(app, { sandbox: false });
       for (const value of REFUSED) {
         const res = await creators[plural](t.live, { [name]: value });
         expect(res.statusCode, JSON.stringify(value)).toBe(422);
@@ -67,7 +67,7 @@ describe('built-in URL fields', () => {
   }
 
   it('refuses a javascript: URL in an assert and in an imported row', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     const list = (await t.live.post('/v1/lists', { name: 'People', type: 'contacts' })).json().data.id;
     const asserted = await t.live('PUT', '/v1/contacts/assert', { list_id: list, work_email: 'ada@example.com', linkedin_url: 'javascript:alert(1)' });
     expect(asserted.statusCode).toBe(422);
@@ -86,7 +86,7 @@ describe('built-in URL fields', () => {
 
 describe('custom fields of type url', () => {
   it('take only absolute http(s) URLs, stored as given', async () => {
-    const t = await tenant(app);
+    const t = await tenant(app, { sandbox: false });
     expect((await t.live.post('/v1/fields', { object: 'companies', name: 'website', data_type: 'url', unique: true })).statusCode).toBe(201);
     for (const value of REFUSED) {
       const res = await t.live.post('/v1/companies', { name: 'A', custom_fields: { website: value } });
