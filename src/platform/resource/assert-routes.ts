@@ -8,7 +8,8 @@ import { Data, errorResponses, Str, StringEnum } from '../schemas.ts';
 import { toValidationError, validatorCompiler } from '../validation.ts';
 import { respond, type WriteContext } from '../write.ts';
 import { assertRecord, matchField, naturalKeys, type AssertAction } from './assert.ts';
-import { withArticle, type Resource } from './define.ts';
+import type { Resource } from './define.ts';
+import { withArticle } from './words.ts';
 import { createAhead } from './store.ts';
 
 /** Most records in one batch. */

@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { Data, errorResponses, ListOf } from '../schemas.ts';
 import { mutate } from '../write.ts';
 import type { Associations } from './associations.ts';
-import { withArticle, type Resource } from './define.ts';
+import type { Resource } from './define.ts';
+import { withArticle } from './words.ts';
 import { answerList } from './routes.ts';
 import { createRecord, getRow } from './store.ts';
 

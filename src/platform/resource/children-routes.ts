@@ -11,7 +11,7 @@ import { badRequest } from '../errors.ts';
 import { paginate } from '../pagination.ts';
 import { Data, errorResponses, ListOf, PageQuery } from '../schemas.ts';
 import { mutate, respond } from '../write.ts';
-import { withArticle } from './define.ts';
+import { withArticle } from './words.ts';
 import { childrenPage, removeChild, writeChild, type Children } from './children.ts';
 import { getRow } from './store.ts';
 

@@ -19,6 +19,7 @@ import { checkLifecycle, lifecycleHooks, stateField, stateFieldOf, type Lifecycl
 import { declareResourceEvents, type CrudEvent, type ResourceEvents } from './resource-events.ts';
 import type { Field } from './fields.ts';
 import type { ValueType } from './search-fields.ts';
+import { capitalized, withArticle } from './words.ts';
 import type { TenantTable } from './tenancy.ts';
 
 /** How a query parameter compares with its column. */
@@ -205,10 +206,7 @@ export interface Resource extends ResourceDefinition {
   events: ResourceEvents;
 }
 
-export const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
-const article = (s: string) => (/^[aeiou]/i.test(s) ? 'an' : 'a');
 export const titleOf = (r: ResourceDefinition) => capitalized(r.name);
-export const withArticle = (s: string) => `${article(s)} ${s}`;
 /** The name of the resource's record in the OpenAPI document: `Contact`; its other shapes add to it. */
 export const componentName = (r: ResourceDefinition) => pascal(r.name);
 

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { Data, errorResponses } from '../schemas.ts';
 import { mutate } from '../write.ts';
-import { capitalized, withArticle, type Resource } from './define.ts';
+import type { Resource } from './define.ts';
+import { capitalized, withArticle } from './words.ts';
 import { eventSuffix, runAction, type ActionDefinition } from './lifecycle.ts';
 
 const quoted = (states: readonly string[]) => states.map((s) => `\`${s}\``).join(', ');

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { paginate } from '../../platform/pagination.ts';
-import { withArticle } from '../../platform/resource/define.ts';
+import { withArticle } from '../../platform/resource/words.ts';
 import { getRow } from '../../platform/resource/store.ts';
 import { errorResponses, ListOf, PageQuery, Timestamp } from '../../platform/schemas.ts';
 import { companies } from '../companies/companies.resource.ts';

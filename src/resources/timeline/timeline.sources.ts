@@ -1,7 +1,8 @@
 // The registry of timeline sources: what a contact's, company's or deal's timeline is made of. A
 // group adds itself with one entry here (a `TimelineSource`, see timeline.ts).
 import { associatedWith } from '../../platform/resource/associations.ts';
-import { capitalized, type Resource } from '../../platform/resource/define.ts';
+import type { Resource } from '../../platform/resource/define.ts';
+import { capitalized } from '../../platform/resource/words.ts';
 import { present } from '../../platform/resource/store.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import { toEvent } from '../events/events.store.ts';
