@@ -15,6 +15,7 @@ import { enumOf, type Field } from './fields.ts';
 import { findRow, getRow, presentOne } from './store.ts';
 import { CLEARED } from './stored-json.ts';
 import { updateIn } from './tenancy.ts';
+import { capitalized, withArticle } from './words.ts';
 
 /** What an action's guard adds to the move: columns to set beside the state, members of the answer only. */
 export interface ActionOutcome {
@@ -80,7 +81,8 @@ export interface LifecycleDefinition {
 export const stateField = (life: LifecycleDefinition) => life.field ?? 'status';
 export const eventSuffix = (name: string, action: ActionDefinition) => action.event ?? name.replaceAll('-', '_');
 const participleOf = (name: string, action: ActionDefinition) => action.participle ?? eventSuffix(name, action).replaceAll('_', ' ');
-const article = (s: string) => (/^[aeiou]/i.test(s) ? 'An' : 'A');
+/** `A quote`, `An enrollment`: how a refusal names the record. */
+const aRecord = (r: ResourceDefinition) => capitalized(withArticle(r.name));
 
 /** The state a record is in now. */
 export function stateNow(r: ResourceDefinition, row: Record<string, unknown>, now: number): string {
@@ -90,7 +92,7 @@ export function stateNow(r: ResourceDefinition, row: Record<string, unknown>, no
 
 /** The one refusal of an action from a state it does not leave from. */
 export const refusal = (r: ResourceDefinition, state: string, participle: string) =>
-  conflict(`${article(r.name)} ${r.name} that is ${state} cannot be ${participle}`);
+  conflict(`${aRecord(r)} that is ${state} cannot be ${participle}`);
 
 /** The state field, derived from the declaration: its enum, default and description. */
 export function stateFieldOf(life: LifecycleDefinition): Field {
@@ -106,7 +108,7 @@ export function lifecycleHooks(r: ResourceDefinition): Hooks {
   const hooks = r.hooks ?? {};
   const working = (row: Row, what: string) => {
     const state = String(row[stateField(life)]);
-    if (life.working?.[state]) throw conflict(`${article(r.name)} ${r.name} that is ${state} cannot be ${what} until its work is done`);
+    if (life.working?.[state]) throw conflict(`${aRecord(r)} that is ${state} cannot be ${what} until its work is done`);
     return state;
   };
   return {
@@ -116,7 +118,7 @@ export function lifecycleHooks(r: ResourceDefinition): Hooks {
         const state = working(ctx.before, 'changed');
         const frozen = life.frozen?.[state];
         const touched = Object.keys(ctx.input).filter((name) => r.fields[name] && (frozen === '*' || frozen?.includes(name)));
-        if (touched.length > 0) throw conflict(`${article(r.name)} ${r.name} that is ${state} cannot be changed: ${touched.join(', ')} ${touched.length === 1 ? 'is' : 'are'} frozen`);
+        if (touched.length > 0) throw conflict(`${aRecord(r)} that is ${state} cannot be changed: ${touched.join(', ')} ${touched.length === 1 ? 'is' : 'are'} frozen`);
       }
       await hooks.beforeWrite?.(w, row, ctx);
     },
