@@ -1,7 +1,7 @@
 // Builds the real application on the store of this run (SQLite in memory, or the run's PostgreSQL
 // database) and makes fresh organizations, so tests never share tenants or truncate tables.
 import { Writable } from 'node:stream';
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
@@ -31,6 +31,8 @@ export const clock = new MovableClock();
 
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
+  /** Routes of the test's own (a definition made for the test), registered under `/v1`. */
+  routes?: FastifyPluginAsync[];
 }
 
 export async function testApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
@@ -42,6 +44,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
     },
   });
   const app = await buildApp({ config, logger: pino({ level: 'info' }, sink), clock });
+  for (const routes of options.routes ?? []) await app.register(routes, { prefix: '/v1' });
   await app.ready();
   return app;
 }

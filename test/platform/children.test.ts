@@ -1,16 +1,13 @@
 // The kernel's children (platform/resource/children.ts) in a definition of the test's own, built in
 // an app of its own: the people of a deal, on the deal contacts' table, keyed by a plain id (no `ref`,
 // so answers carry no contact) and patchable, which no group of the registry declares yet.
-import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { childRoutes } from '../../src/platform/resource/children-routes.ts';
 import { defineChildren } from '../../src/platform/resource/children.ts';
 import { text } from '../../src/platform/resource/fields.ts';
 import { Str } from '../../src/platform/schemas.ts';
 import { deals } from '../../src/resources/deals/deals.resource.ts';
-import { client, databaseUrl, newOrg, type Client } from '../helpers/app.ts';
+import { client, newOrg, testApp, type Client } from '../helpers/app.ts';
 import { fails, ok, type Json } from '../helpers/records.ts';
 
 const people = defineChildren({
@@ -24,9 +21,7 @@ const people = defineChildren({
   timestamps: { created: 'When the person was put on the deal', updated: 'When the role last changed' },
 });
 
-const app = await buildApp({ config: loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '4', RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' }), logger: pino({ level: 'silent' }) });
-await app.register(childRoutes(people), { prefix: '/v1' });
-await app.ready();
+const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' }, routes: [childRoutes(people)] });
 afterAll(() => app.close());
 
 const updates = async (c: Client) => (await c.get('/v1/events?type=deal.contact_updated&limit=200')).json().data as Json[];

@@ -9,6 +9,7 @@ import { claimJobs, settleJobs, type SettledJob } from '../../src/platform/jobs/
 import { Scheduler } from '../../src/platform/jobs/schedules.ts';
 import { runWrite } from '../../src/platform/write.ts';
 import { client, newOrg, testApp } from '../helpers/app.ts';
+import { waitFor as until } from '../helpers/wait.ts';
 import { jobRunners, kindName, silentLog } from '../helpers/job-runners.ts';
 
 let app: FastifyInstance;
@@ -28,16 +29,6 @@ const runner = runners.start;
 
 
 const jobsOf = (kind: string) => app.services.database.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('id').execute();
-
-async function until<T>(what: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
-    await sleep(25);
-  }
-}
 
 async function scope() {
   const org = await newOrg(app, undefined, { sandbox: false });

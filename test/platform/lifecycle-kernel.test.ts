@@ -3,18 +3,15 @@
 // fields frozen in a state. The resource is defined here, over the campaigns table, and served by an
 // app built for this file.
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { isEventType } from '../../src/platform/event-types.ts';
 import type { JobContext } from '../../src/platform/jobs/kinds.ts';
 import { defineResource } from '../../src/platform/resource/define.ts';
 import { json, text, timestamp } from '../../src/platform/resource/fields.ts';
 import { workStates } from '../../src/platform/resource/lifecycle.ts';
 import { crudRoutes } from '../../src/platform/resource/routes.ts';
-import { databaseUrl, tenant } from '../helpers/app.ts';
+import { tenant, testApp } from '../helpers/app.ts';
 import { fails, ok, type Json } from '../helpers/records.ts';
 
 const list = json({ nullable: false, default: [], input: Type.Array(Type.String()), output: Type.Array(Type.String()), description: 'Unused' });
@@ -39,10 +36,7 @@ const kind = workStates([drills]);
 
 let app: FastifyInstance;
 beforeAll(async () => {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '2', WORKERS: 'off' });
-  app = await buildApp({ config, logger: pino({ level: 'silent' }) });
-  await app.register(crudRoutes(drills), { prefix: '/v1' });
-  await app.ready();
+  app = await testApp({ env: { DATABASE_POOL_SIZE: '2', WORKERS: 'off' }, routes: [crudRoutes(drills)] });
 });
 afterAll(() => app.close());
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineJobKind, RetryLater, type JobKind } from '../../src/platform/jobs/kinds.ts';
 import { runWrite } from '../../src/platform/write.ts';
 import { clock, newOrg, testApp } from '../helpers/app.ts';
+import { waitFor as until } from '../helpers/wait.ts';
 import { jobRunners, kindName } from '../helpers/job-runners.ts';
 
 let app: FastifyInstance;
@@ -22,16 +23,6 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const jobsOf = (kind: string) => app.services.database.db.selectFrom('jobs').selectAll().where('kind', '=', kind).orderBy('created_at').orderBy('id').execute();
 const write = <T>(s: { orgId: string; mode: 'live' | 'test' }, work: Parameters<typeof runWrite<T>>[2]) => runWrite(app.services.database, s, work);
-
-async function until<T>(what: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await what();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`not met within ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 400)}`);
-    await sleep(25);
-  }
-}
 
 async function scope(mode: 'live' | 'test' = 'live') {
   return { orgId: (await newOrg(app)).org_id, mode };
@@ -130,6 +121,16 @@ describe('a rolled-back write', () => {
 });
 
 describe('a job running when its key is scheduled again', () => {
+  /** Runs `first` under the key `step`, and while it runs schedules `second` at `at`. */
+  async function rescheduledWhileRunning(kind: JobKind<{ v: string }>, at: number) {
+    const s = await scope();
+    await write(s, async (w) => w.schedule('step', kind, { v: 'first' }, clock.now()));
+    runners.start([kind as JobKind<never>]);
+    await until(() => jobsOf(kind.name), (j) => j[0].status === 'running');
+    await write(s, async (w) => w.schedule('step', kind, { v: 'second' }, at));
+    return s;
+  }
+
   it('finishes undisturbed, and the new one runs when due', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -141,11 +142,7 @@ describe('a job running when its key is scheduled again', () => {
         ran.push(p.v);
       },
     });
-    const s = await scope();
-    await write(s, async (w) => w.schedule('step', kind, { v: 'first' }, clock.now()));
-    runners.start([kind as JobKind<never>]);
-    await until(() => jobsOf(kind.name), (j) => j[0].status === 'running');
-    await write(s, async (w) => w.schedule('step', kind, { v: 'second' }, inMs(30)));
+    await rescheduledWhileRunning(kind, inMs(30));
     release();
     await until(() => jobsOf(kind.name), (j) => j[0].status === 'succeeded');
     expect(ran).toEqual(['first']);
@@ -169,11 +166,7 @@ describe('a job running when its key is scheduled again', () => {
         ran.push(p.v);
       },
     });
-    const s = await scope();
-    await write(s, async (w) => w.schedule('step', kind, { v: 'first' }, clock.now()));
-    runners.start([kind as JobKind<never>]);
-    await until(() => jobsOf(kind.name), (j) => j[0].status === 'running');
-    await write(s, async (w) => w.schedule('step', kind, { v: 'second' }, inMs(60)));
+    const s = await rescheduledWhileRunning(kind, inMs(60));
     release();
     const [old, next] = await until(() => jobsOf(kind.name), (j) => j[0].status === 'failed');
     expect([old.schedule_key, next.schedule_key, next.status]).toEqual([null, 'step', 'queued']);

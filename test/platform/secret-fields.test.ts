@@ -4,15 +4,12 @@
 // rows subscribe to nothing, so no delivery follows), and served by an app built for this file.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { defineResource } from '../../src/platform/resource/define.ts';
 import { boolean, int, json, secret, text } from '../../src/platform/resource/fields.ts';
 import { crudRoutes } from '../../src/platform/resource/routes.ts';
-import { databaseUrl, tenant } from '../helpers/app.ts';
+import { tenant, testApp } from '../helpers/app.ts';
 import { allEvents } from '../helpers/webhooks.ts';
 
 let made = 0;
@@ -33,10 +30,7 @@ const keys = defineResource({
 
 let app: FastifyInstance;
 beforeAll(async () => {
-  const config = loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '2', WORKERS: 'off' });
-  app = await buildApp({ config, logger: pino({ level: 'silent' }) });
-  await app.register(crudRoutes(keys), { prefix: '/v1' });
-  await app.ready();
+  app = await testApp({ env: { DATABASE_POOL_SIZE: '2', WORKERS: 'off' }, routes: [crudRoutes(keys)] });
 });
 afterAll(() => app.close());
 

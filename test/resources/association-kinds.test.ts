@@ -2,15 +2,12 @@
 // deals alone, have `associations.deal_ids`, the `deal_id` filter and the routes under a deal, and
 // none of the contacts' or companies'. The registry has no such group, so the test builds one through
 // the kernel (on the notes table) in an app of its own.
-import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { defineResource, linkResources } from '../../src/platform/resource/define.ts';
 import { boolean, text } from '../../src/platform/resource/fields.ts';
 import { crudRoutes } from '../../src/platform/resource/routes.ts';
 import { resources } from '../../src/resources/registry.ts';
-import { client, databaseUrl, newOrg } from '../helpers/app.ts';
+import { client, newOrg, testApp } from '../helpers/app.ts';
 import { fails, ok, records, type Json } from '../helpers/records.ts';
 
 const memos = defineResource({
@@ -24,9 +21,7 @@ const memos = defineResource({
 });
 linkResources([...resources, memos]);
 
-const app = await buildApp({ config: loadConfig({ DATABASE_URL: databaseUrl(), DATABASE_POOL_SIZE: '4', RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' }), logger: pino({ level: 'silent' }) });
-await app.register(crudRoutes(memos), { prefix: '/v1' });
-await app.ready();
+const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' }, routes: [crudRoutes(memos)] });
 afterAll(() => app.close());
 
 async function tenant() {
