@@ -111,6 +111,20 @@ export interface CompaniesTable {
   custom_fields: unknown;
 }
 
+export interface ConnectionsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  kind: string;
+  provider: string;
+  name: string | null;
+  settings: string;
+  credentials: string | null;
+  is_default: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ContactsTable {
   id: string;
   org_id: string;
@@ -449,6 +463,42 @@ export interface OrganizationsTable {
   is_agency: number;
 }
 
+export interface OutboxMessagesTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  channel: string;
+  status: string;
+  provider: string;
+  connection_id: string | null;
+  mailbox_id: string | null;
+  send_key: string;
+  message_id: string | null;
+  from_address: string | null;
+  to_addresses: string;
+  subject: string | null;
+  text: string | null;
+  html: string | null;
+  headers: string;
+  record_type: string | null;
+  record_id: string | null;
+  step_id: string | null;
+  contact_id: string | null;
+  thread_id: string | null;
+  provider_answer: string | null;
+  error: string | null;
+  attempts: number;
+  attempted_at: number | null;
+  sent_at: number | null;
+  delivered_at: number | null;
+  opened_at: number | null;
+  clicked_at: number | null;
+  replied_at: number | null;
+  bounced_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ProductsTable {
   org_id: string;
   mode: Mode;
@@ -596,6 +646,7 @@ export interface DB {
   checklist_pipelines: ChecklistPipelinesTable;
   checklist_stages: ChecklistStagesTable;
   companies: CompaniesTable;
+  connections: ConnectionsTable;
   contacts: ContactsTable;
   counters: CountersTable;
   deal_contacts: DealContactsTable;
@@ -620,6 +671,7 @@ export interface DB {
   lists: ListsTable;
   notes: NotesTable;
   organizations: OrganizationsTable;
+  outbox_messages: OutboxMessagesTable;
   products: ProductsTable;
   quote_links: QuoteLinksTable;
   quotes: QuotesTable;
