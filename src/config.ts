@@ -18,6 +18,8 @@ export interface Config {
   /** Limits per client address of the public pages and endpoints (no API key: public quote links). */
   publicRateLimitPerSecond: number;
   publicRateLimitPerMinute: number;
+  /** The address people reach the service at: the base of the links it puts in messages (unsubscribe links). */
+  publicUrl: string;
   defaultCredits: number;
   logLevel: string;
   sseHeartbeatMs: number;
@@ -69,6 +71,21 @@ function bool(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** An absolute http(s) URL without query or fragment, kept without its trailing slash. */
+function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must be an http:// or https:// URL without query or fragment, got "${raw}"`);
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
 /** 30 s, 2 min, 10 min, 1 h, 6 h, then every 12 h: the last retry is about 3 days after the event. */
 const WEBHOOK_RETRIES = '30,120,600,3600,21600,43200,43200,43200,43200,43200';
 
@@ -114,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
     publicRateLimitPerSecond: int(env, 'PUBLIC_RATE_LIMIT_PER_SECOND', 5, 1),
     publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 60, 1),
+    publicUrl: baseUrl(env, 'PUBLIC_URL', `http://localhost:${int(env, 'PORT', 8080)}`),
     defaultCredits: int(env, 'DEFAULT_CREDITS', 1000),
     logLevel,
     sseHeartbeatMs: int(env, 'SSE_HEARTBEAT_MS', 15000, 10),

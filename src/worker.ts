@@ -11,6 +11,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
+import { usePublicUrl } from './platform/public/public-url.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';
 import { consumeEvents } from './platform/write.ts';
 import { EVENT_CONSUMERS } from './resources/event-consumers.ts';
@@ -18,6 +19,7 @@ import { JOB_KINDS, SCHEDULES } from './resources/job-kinds.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  usePublicUrl(config.publicUrl);
   const log = pino({ level: config.logLevel });
   // Background work yields the CPU to API processes of the same machine; it takes what they leave.
   try {

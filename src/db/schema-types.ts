@@ -61,6 +61,8 @@ const NOTES: Record<string, string> = {
   'list_members': 'A record (company, deal) on a list of its type.',
   'quote_links': 'The public link of a sent quote, found by its token before the tenant is known. Only the SHA-256 of the token is stored (hex), so a copy of the database opens no quote.',
   'quotes.line_items': 'JSON (see the quotes group\'s line-items.ts).',
+  'suppressions': 'An address never sent to again on a channel (one per channel and address): `reason` is unsubscribed, hard_bounce, complaint or manual.',
+  'unsubscribe_links': 'The unsubscribe link of one recipient of one message, found by its token before the tenant is known. Only the SHA-256 of the token is stored (hex).',
   'record_associations': 'A record (task, note, …) associated with a contact, company or deal (`target` is its table).',
 };
 

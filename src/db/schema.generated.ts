@@ -571,6 +571,21 @@ export interface SettingsTable {
   value: string;
 }
 
+/** An address never sent to again on a channel (one per channel and address): `reason` is unsubscribed, hard_bounce, complaint or manual. */
+export interface SuppressionsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  channel: string;
+  address: string;
+  reason: string;
+  contact_id: string | null;
+  message_id: string | null;
+  detail: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface TasksTable {
   org_id: string;
   mode: Mode;
@@ -587,6 +602,18 @@ export interface TasksTable {
   custom_fields: unknown;
   created_at: number;
   updated_at: number;
+}
+
+/** The unsubscribe link of one recipient of one message, found by its token before the tenant is known. Only the SHA-256 of the token is stored (hex). */
+export interface UnsubscribeLinksTable {
+  token_hash: string;
+  org_id: string;
+  mode: Mode;
+  channel: string;
+  address: string;
+  contact_id: string | null;
+  message_id: string | null;
+  created_at: number;
 }
 
 export interface UsageTransactionsTable {
@@ -677,7 +704,9 @@ export interface DB {
   quotes: QuotesTable;
   record_associations: RecordAssociationsTable;
   settings: SettingsTable;
+  suppressions: SuppressionsTable;
   tasks: TasksTable;
+  unsubscribe_links: UnsubscribeLinksTable;
   usage_transactions: UsageTransactionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoints: WebhookEndpointsTable;

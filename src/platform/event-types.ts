@@ -22,6 +22,7 @@ const OWN_EVENT_TYPES = {
   'agency_client.unlinked': { description: 'An agency unlinked a client organization (the organization and its data remain)' },
   'agency_grant.created': { description: 'The organization offered an agency access (the grant code is never part of the event)' },
   'agency_grant.revoked': { description: 'The organization revoked an agency\'s grant; the agency is unlinked' },
+  'contact.unsubscribed': { description: 'A recipient unsubscribed through the link of a message (or a mail provider\'s one-click unsubscribe): the address is suppressed for its channel. The object is the suppression (`address`, `channel`, `contact_id`, `message_id`), recorded beside `suppression.created` (or `suppression.updated` when the address was already suppressed by hand or for a hard bounce). A second unsubscribe of the same address records nothing' },
   'deal.stage_changed': { description: 'A deal entered another stage; the object is the deal with `previous_stage_id`, `forced` (true when the request said `force: true`) and `bypassed` (the required evidence keys it lacked, entering by force), and `previous_attributes.stage_id` the stage it left. A deal created by force into a stage it lacks evidence for records one too, with `previous_stage_id` null' },
   'deal.contact_added': { description: 'A contact was put on a deal; the object is the deal with the contact link' },
   'deal.contact_updated': { description: 'The role of a contact on a deal changed; `previous_attributes.role` holds the earlier role' },

@@ -36,6 +36,8 @@ import { quotes } from './quotes/quotes.resource.ts';
 import { quoteRoutes } from './quotes/quotes.routes.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { suppressions } from './suppressions/suppressions.resource.ts';
+import { unsubscribeRoutes } from './suppressions/unsubscribe.routes.ts';
 import { tasks } from './tasks/tasks.resource.ts';
 import { timelineRoutes } from './timeline/timeline.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
@@ -72,6 +74,9 @@ export const groups: Group[] = [
   resource(quotes, quoteRoutes),
   // The public link of a sent quote: needs no key, read and answered by its recipient.
   { prefix: '', tag: { name: 'Public quotes', description: 'A sent quote through its public link, with no API key: its page, its JSON form and the recipient\'s answer' }, routes: publicQuoteRoutes, tables: ['quote_links'] },
+  resource(suppressions),
+  // The unsubscribe link of a message: needs no key, opened (GET) and used (POST) by its recipient or their mail provider.
+  { prefix: '', tag: { name: 'Unsubscribe links', description: 'The one-click unsubscribe link of a message, with no API key: its confirmation page and the unsubscribe itself (RFC 8058)' }, routes: unsubscribeRoutes },
   {
     prefix: '/v1', tag: { name: 'Fields', description: 'Custom fields of records, and the built-in fields of each object' },
     routes: fieldRoutes(() => resources.filter((r) => r.customFields)), tables: ['fields', 'field_values'],
