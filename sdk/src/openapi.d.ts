@@ -972,6 +972,58 @@ export interface paths {
         patch: operations["updateStageOfStageChecklistPipeline"];
         trace?: never;
     };
+    "/v1/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Lists the organization's members, newest first, with an exact `total`. Filters combine: `role`, `is_active`, `email` (exact, ignoring case) and `search` (name or e-mail contains, case-insensitive).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Create a member
+         * @description Adds a member. `email` is unique within the organization and mode: a second member with it is 409 naming the first. `timezone` must be an IANA zone name (422 naming the field otherwise) and is `UTC` when omitted; `role` is `member` and `is_active` true when omitted.
+         */
+        post: operations["createMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a member
+         * @description Reads one member; 404 `Member not found` if it does not exist or was deleted.
+         */
+        get: operations["getMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a member
+         * @description Deletes a member. While the member is the assignee of open tasks the delete is 409 with their number: reassign or complete them first, or deactivate the member instead. Completed tasks keep the member's id as their `assignee`. Reading the member afterwards is 404.
+         */
+        delete: operations["deleteMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a member
+         * @description Changes the fields given. Set `is_active: false` when a member leaves: their tasks and other records keep naming them. An e-mail another member has is 409; an unknown time zone is 422. An empty body is 400 `No fields to update`.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
     "/v1/tasks": {
         parameters: {
             query?: never;
@@ -987,7 +1039,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task, open unless `status` says otherwise. `associations` names the contacts, companies and deals it is about; an unknown one is 404 naming its kind (`Contact not found`). A second task with the same `external_key` is 409.
+         * @description Creates a task, open unless `status` says otherwise. `associations` names the contacts, companies and deals it is about; an unknown one is 404 naming its kind (`Contact not found`). An `assignee` that is a member id (`mem_…`) must name a member of the organization, else 404 `Member not found`; any other text is kept as given. A second task with the same `external_key` is 409.
          */
         post: operations["createTask"];
         delete?: never;
@@ -1718,6 +1770,78 @@ export interface paths {
         get: operations["getQuotePage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressions
+         * @description Lists suppressions, newest first, with an exact `total`. Filters combine: `reason`, `channel`, `address`. Addresses suppressed by a suppression list's entries are not listed here: see `/v1/lists/{id}/entries`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Suppress an address
+         * @description Adds a manual suppression: nothing is sent to the address on that channel again, in any list, campaign or sequence. `address` must be an e-mail address for `email`, an E.164 number (`+` and up to 15 digits) for `sms` and `phone` (422 otherwise). An address already suppressed on the channel, whatever the reason, is 409 naming its suppression: the first reason stands.
+         */
+        post: operations["createSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a suppression
+         * @description Reads one suppression; 404 `Suppression not found` if it does not exist or was removed.
+         */
+        get: operations["getSuppression"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a suppression
+         * @description Removes a `manual` or `hard_bounce` suppression: the address may be sent to again. An `unsubscribed` or `complaint` suppression is the recipient's own request and is never removed through the API (409).
+         */
+        delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page of an unsubscribe link
+         * @description The page a recipient opens from a message: it names the address and the sender and asks for confirmation with a button (which POSTs to the same URL). Opening it unsubscribes nobody: mail scanners open links. An address already unsubscribed shows that it is. An unknown token is a 404 page.
+         */
+        get: operations["getUnsubscribePage"];
+        put?: never;
+        /**
+         * Unsubscribe (one click)
+         * @description Suppresses the link's address on its channel at once, with no key and no login: the RFC 8058 one-click unsubscribe that mail providers POST (`List-Unsubscribe=One-Click`, form-encoded) and the confirmation page's button. Records `suppression.created` and `contact.unsubscribed` (an address suppressed by hand or for a hard bounce becomes unsubscribed: `suppression.updated`). Idempotent: a second POST answers 200 and records nothing. A browser (`Accept: text/html`) gets a page, any other caller JSON. An unknown token is 404.
+         */
+        post: operations["unsubscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2986,6 +3110,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contact.unsubscribed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The contact.unsubscribed event
+         * @description A recipient unsubscribed through the link of a message (or a mail provider's one-click unsubscribe): the address is suppressed for its channel. The object is the suppression (`address`, `channel`, `contact_id`, `message_id`), recorded beside `suppression.created` (or `suppression.updated` when the address was already suppressed by hand or for a hard bounce). A second unsubscribe of the same address records nothing. POSTed to every active endpoint subscribed to `contact.unsubscribed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onContactUnsubscribed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "deal.created": {
         parameters: {
             query?: never;
@@ -3586,6 +3730,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "member.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The member.created event
+         * @description A member was created. POSTed to every active endpoint subscribed to `member.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMemberCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The member.updated event
+         * @description A member was changed (name, e-mail, time zone, role, or deactivated); `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `member.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMemberUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The member.deleted event
+         * @description A member was deleted; the object is the member as it was. POSTed to every active endpoint subscribed to `member.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMemberDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "note.created": {
         parameters: {
             query?: never;
@@ -3980,6 +4184,66 @@ export interface webhooks {
          * @description The test-mode data set was replaced by a fresh sandbox data set. POSTed to every active endpoint subscribed to `sandbox.reset` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onSandboxReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "suppression.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The suppression.created event
+         * @description An address was suppressed: by hand, or by the service for an unsubscribe, a hard bounce or a complaint. POSTed to every active endpoint subscribed to `suppression.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onSuppressionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "suppression.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The suppression.updated event
+         * @description A manual or hard-bounce suppression became an unsubscribe or a complaint (the recipient asked); `previous_attributes.reason` holds the earlier reason. POSTed to every active endpoint subscribed to `suppression.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onSuppressionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "suppression.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The suppression.deleted event
+         * @description A suppression was removed: the address may be sent to again (unless a suppression list holds it). POSTed to every active endpoint subscribed to `suppression.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onSuppressionDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6242,6 +6506,19 @@ export interface components {
              */
             cursor?: string;
         };
+        /** @description A recipient unsubscribed through the link of a message (or a mail provider's one-click unsubscribe): the address is suppressed for its channel. The object is the suppression (`address`, `channel`, `contact_id`, `message_id`), recorded beside `suppression.created` (or `suppression.updated` when the address was already suppressed by hand or for a hard bounce). A second unsubscribe of the same address records nothing */
+        ContactUnsubscribedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "contact.unsubscribed";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Contact"];
+            };
+        };
         /**
          * ContactUpdate
          * @description Fields to change; null clears a field
@@ -7550,6 +7827,29 @@ export interface components {
             deleted: true;
         };
         /**
+         * DeletedListMember
+         * @description The list member was deleted
+         */
+        DeletedListMember: {
+            /**
+             * @description Identifier of the deleted list member
+             * @example cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Always true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * DeletedListMemberResponse
+         * @description The record left the list
+         */
+        DeletedListMemberResponse: {
+            data: components["schemas"]["DeletedListMember"];
+        };
+        /**
          * DeletedListResponse
          * @description The list was deleted
          */
@@ -7563,7 +7863,7 @@ export interface components {
         DeletedMember: {
             /**
              * @description Identifier of the deleted member
-             * @example cmp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
              */
             id: string;
             /**
@@ -7574,7 +7874,7 @@ export interface components {
         };
         /**
          * DeletedMemberResponse
-         * @description The record left the list
+         * @description The member was deleted
          */
         DeletedMemberResponse: {
             data: components["schemas"]["DeletedMember"];
@@ -7693,6 +7993,29 @@ export interface components {
          */
         DeletedStageResponse: {
             data: components["schemas"]["DeletedStage"];
+        };
+        /**
+         * DeletedSuppression
+         * @description The suppression was deleted
+         */
+        DeletedSuppression: {
+            /**
+             * @description Identifier of the deleted suppression
+             * @example sup_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Always true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * DeletedSuppressionResponse
+         * @description The suppression was deleted
+         */
+        DeletedSuppressionResponse: {
+            data: components["schemas"]["DeletedSuppression"];
         };
         /**
          * DeletedTask
@@ -9641,6 +9964,179 @@ export interface components {
             };
         };
         /**
+         * Member
+         * @description a member
+         */
+        Member: {
+            /**
+             * @description Identifier of the member
+             * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Full name
+             * @example Ada Lovelace
+             */
+            name: string;
+            /**
+             * @description E-mail address, stored lower-case; unique within the organization and mode (a second holder is 409 naming the first)
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description The member's IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422
+             * @example Europe/London
+             */
+            timezone: string;
+            /**
+             * @description `admin` or `member` (default): what the member may manage in your product
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /**
+             * @description False once the member has left: they keep their records and assignments, and can be deleted when no open work is theirs; true when omitted
+             * @example true
+             */
+            is_active: boolean;
+            /**
+             * @description When the member was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the member last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /**
+         * MemberCreate
+         * @description A new member
+         */
+        MemberCreate: {
+            /**
+             * @description Full name
+             * @example Ada Lovelace
+             */
+            name: string;
+            /**
+             * Format: email
+             * @description E-mail address, stored lower-case; unique within the organization and mode (a second holder is 409 naming the first)
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description The member's IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422
+             * @example Europe/London
+             */
+            timezone?: string;
+            /**
+             * @description `admin` or `member` (default): what the member may manage in your product
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member";
+            /**
+             * @description False once the member has left: they keep their records and assignments, and can be deleted when no open work is theirs; true when omitted
+             * @example true
+             */
+            is_active?: boolean;
+        };
+        /** @description A member was created */
+        MemberCreatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "member.created";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Member"];
+            };
+        };
+        /** @description A member was deleted; the object is the member as it was */
+        MemberDeletedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "member.deleted";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Member"];
+            };
+        };
+        /**
+         * MemberList
+         * @description A page of members
+         */
+        MemberList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Member"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * MemberResponse
+         * @description The created member
+         */
+        MemberResponse: {
+            data: components["schemas"]["Member"];
+        };
+        /**
+         * MemberUpdate
+         * @description Fields to change; null clears a field
+         */
+        MemberUpdate: {
+            /**
+             * @description Full name
+             * @example Ada Lovelace
+             */
+            name?: string;
+            /**
+             * Format: email
+             * @description E-mail address, stored lower-case; unique within the organization and mode (a second holder is 409 naming the first)
+             * @example ada@example.com
+             */
+            email?: string;
+            /**
+             * @description The member's IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422
+             * @example Europe/London
+             */
+            timezone?: string;
+            /**
+             * @description `admin` or `member` (default): what the member may manage in your product
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member";
+            /**
+             * @description False once the member has left: they keep their records and assignments, and can be deleted when no open work is theirs; true when omitted
+             * @example true
+             */
+            is_active?: boolean;
+        };
+        /** @description A member was changed (name, e-mail, time zone, role, or deactivated); `previous_attributes` holds the earlier values */
+        MemberUpdatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "member.updated";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Member"];
+            };
+        };
+        /**
          * Note
          * @description a note
          */
@@ -11337,6 +11833,11 @@ export interface components {
              * @example 1
              */
             quotes: number;
+            /**
+             * @description Members in the fresh data set (an admin and two members, in three time zones)
+             * @example 3
+             */
+            members: number;
         };
         /** @description The test-mode data set was replaced by a fresh sandbox data set */
         SandboxResetEvent: components["schemas"]["Event"] & {
@@ -11686,6 +12187,131 @@ export interface components {
                  * @example 1767225600
                  */
                 updated_at: number;
+            };
+        };
+        /**
+         * Suppression
+         * @description a suppression
+         */
+        Suppression: {
+            /**
+             * @description Identifier of the suppression
+             * @example sup_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description The channel the address is suppressed on: `email`, `sms` or `phone`
+             * @example email
+             * @enum {string}
+             */
+            channel: "email" | "sms" | "phone";
+            /**
+             * @description The address: an e-mail address (stored trimmed and lower-cased) or, for `sms` and `phone`, a number in E.164 form (`+4915112345678`)
+             * @example ada@example.com
+             */
+            address: string;
+            /**
+             * @description Why the address is suppressed: `unsubscribed` (the recipient used the unsubscribe link of a message), `hard_bounce` (the address does not exist), `complaint` (the recipient reported a message as spam) or `manual` (added through the API)
+             * @example unsubscribed
+             * @enum {string}
+             */
+            reason: "unsubscribed" | "hard_bounce" | "complaint" | "manual";
+            contact_id: string | null;
+            message_id: string | null;
+            detail: string | null;
+            /**
+             * @description When the suppression was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the suppression last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /**
+         * SuppressionCreate
+         * @description A new suppression
+         */
+        SuppressionCreate: {
+            /**
+             * @description The channel the address is suppressed on: `email`, `sms` or `phone`
+             * @example email
+             * @enum {string}
+             */
+            channel: "email" | "sms" | "phone";
+            /**
+             * @description The address: an e-mail address (stored trimmed and lower-cased) or, for `sms` and `phone`, a number in E.164 form (`+4915112345678`)
+             * @example ada@example.com
+             */
+            address: string;
+            /**
+             * @description Only `manual` (the default): the other reasons are recorded by the service
+             * @example manual
+             * @enum {string}
+             */
+            reason?: "manual";
+            detail?: string | null;
+        };
+        /** @description An address was suppressed: by hand, or by the service for an unsubscribe, a hard bounce or a complaint */
+        SuppressionCreatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "suppression.created";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Suppression"];
+            };
+        };
+        /** @description A suppression was removed: the address may be sent to again (unless a suppression list holds it) */
+        SuppressionDeletedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "suppression.deleted";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Suppression"];
+            };
+        };
+        /**
+         * SuppressionList
+         * @description A page of suppressions
+         */
+        SuppressionList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Suppression"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * SuppressionResponse
+         * @description The created suppression
+         */
+        SuppressionResponse: {
+            data: components["schemas"]["Suppression"];
+        };
+        /** @description A manual or hard-bounce suppression became an unsubscribe or a complaint (the recipient asked); `previous_attributes.reason` holds the earlier reason */
+        SuppressionUpdatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "suppression.updated";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Suppression"];
             };
         };
         /**
@@ -12120,6 +12746,45 @@ export interface components {
                 unlinked: true;
             };
         };
+        /**
+         * Unsubscribed
+         * @description The outcome of an unsubscribe link
+         */
+        Unsubscribed: {
+            /**
+             * @description Always true: the address is suppressed on its channel
+             * @enum {boolean}
+             */
+            unsubscribed: true;
+            /**
+             * @description The channel of the link
+             * @example email
+             * @enum {string}
+             */
+            channel: "email" | "sms" | "phone";
+            /**
+             * @description The address the link was made for
+             * @example ada@example.com
+             */
+            address: string;
+        };
+        /**
+         * UnsubscribedResponse
+         * @description The address is unsubscribed
+         */
+        UnsubscribedResponse: {
+            data: components["schemas"]["Unsubscribed"];
+        };
+        /** @description RFC 8058 `List-Unsubscribe=One-Click` (`application/x-www-form-urlencoded` or `multipart/form-data`), JSON, or no body: the POST itself unsubscribes */
+        UnsubscribeRequest: {
+            /**
+             * @description `One-Click`, as RFC 8058 mail providers send it (form-encoded); the POST unsubscribes whatever its body
+             * @example One-Click
+             */
+            "List-Unsubscribe"?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description An error of type `unsupported_media_type` */
         UnsupportedMediaTypeError: components["schemas"]["Error"] & {
             /** @enum {string} */
@@ -12532,7 +13197,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
@@ -12618,7 +13283,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
@@ -12707,7 +13372,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
         };
         /**
          * WebhookReplayResult
@@ -18409,7 +19074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeletedMemberResponse"];
+                    "application/json": components["schemas"]["DeletedListMemberResponse"];
                 };
             };
             /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
@@ -29215,6 +29880,1141 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChecklistStageResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only members of this role
+                 * @example member
+                 */
+                role?: "admin" | "member";
+                /**
+                 * @description Only active (true) or deactivated (false) members
+                 * @example true
+                 */
+                is_active?: boolean;
+                /**
+                 * @description The member of this e-mail address, ignoring case
+                 * @example ada@example.com
+                 */
+                email?: string;
+                /**
+                 * @description Only members whose name or e-mail address contains this text, case-insensitively
+                 * @example ada
+                 */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new member */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description The created member */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the member
+                 * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the member
+                 * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMemberResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the member
+                 * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; null clears a field */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated member */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
                 };
             };
             /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
@@ -41646,6 +43446,1260 @@ export interface operations {
             };
         };
     };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only suppressions of this reason
+                 * @example unsubscribed
+                 */
+                reason?: "unsubscribed" | "hard_bounce" | "complaint" | "manual";
+                /**
+                 * @description Only suppressions of this channel
+                 * @example email
+                 */
+                channel?: "email" | "sms" | "phone";
+                /**
+                 * @description Only the suppression of this address (e-mail addresses compared lower-cased)
+                 * @example ada@example.com
+                 */
+                address?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new suppression */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionCreate"];
+            };
+        };
+        responses: {
+            /** @description The created suppression */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the suppression
+                 * @example sup_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppression */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the suppression
+                 * @example sup_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppression was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedSuppressionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getUnsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of an unsubscribe link (the last segment of the URL in a message)
+                 * @example Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No link has this token */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of an unsubscribe link (the last segment of the URL in a message)
+                 * @example Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description RFC 8058 `List-Unsubscribe=One-Click` (`application/x-www-form-urlencoded` or `multipart/form-data`), JSON, or no body: the POST itself unsubscribes */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnsubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description The address is unsubscribed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsubscribedResponse"];
+                    "text/html": string;
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description No link has this token */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                    "text/html": string;
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     listFields: {
         parameters: {
             query?: {
@@ -44540,7 +47594,7 @@ export interface operations {
                  * @description Only events of this type (one of `GET /v1/webhooks/event-types`); narrows a live stream too
                  * @example contact.created
                  */
-                type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+                type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
                 /**
                  * @description Only events made by keys of this organization: an agency's id lists what that agency did here (lists only)
                  * @example org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
@@ -52628,7 +55682,7 @@ export interface operations {
                  * @description Only deliveries of events of this type
                  * @example contact.created
                  */
-                event_type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+                event_type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
             };
             header?: never;
             path: {
@@ -54314,6 +57368,42 @@ export interface operations {
             };
         };
     };
+    onContactUnsubscribed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUnsubscribedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onDealCreated: {
         parameters: {
             query?: never;
@@ -55394,6 +58484,114 @@ export interface operations {
             };
         };
     };
+    onMemberCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMemberUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMemberDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onNoteCreated: {
         parameters: {
             query?: never;
@@ -56095,6 +59293,114 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SandboxResetEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSuppressionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSuppressionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSuppressionDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionDeletedEvent"];
             };
         };
         responses: {

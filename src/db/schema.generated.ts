@@ -443,6 +443,19 @@ export interface ListsTable {
   updated_at: number;
 }
 
+export interface MembersTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  name: string;
+  email: string;
+  timezone: string;
+  role: string;
+  is_active: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface NotesTable {
   org_id: string;
   mode: Mode;
@@ -696,6 +709,7 @@ export interface DB {
   list_entries: ListEntriesTable;
   list_members: ListMembersTable;
   lists: ListsTable;
+  members: MembersTable;
   notes: NotesTable;
   organizations: OrganizationsTable;
   outbox_messages: OutboxMessagesTable;

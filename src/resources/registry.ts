@@ -28,6 +28,7 @@ import { exportRoutes } from './exports/exports.routes.ts';
 import { importRoutes } from './imports/imports.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
+import { members } from './members/members.resource.ts';
 import { notes } from './notes/notes.resource.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
 import { products } from './products/products.resource.ts';
@@ -67,6 +68,7 @@ export const groups: Group[] = [
   resource(campaigns),
   resource(deals, dealRoutes, [dealContacts, dealEvidence]),
   resource(checklistPipelines, checklistRoutes),
+  resource(members),
   resource(tasks),
   resource(notes),
   { prefix: '/v1', tag: { name: 'Timelines', description: 'Everything that happened to a contact, company or deal, newest first' }, routes: timelineRoutes },

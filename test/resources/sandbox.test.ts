@@ -139,7 +139,7 @@ describe('sandbox data', () => {
 
     const res = await t.test.post('/v1/sandbox/reset');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 8, notes: 6, products: 5, quotes: 1 } });
+    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 8, notes: 6, products: 5, quotes: 1, members: 3 } });
 
     expect(await shape(t.test)).toEqual(before);
     expect((await t.test.get(`/v1/contacts/${contact.id}`)).statusCode).toBe(404);
@@ -201,9 +201,9 @@ describe('sandbox reset and live streams', () => {
       });
       const reset = (await t.test.post('/v1/sandbox/reset')).json().data;
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
-      // link from the Proposal stage and the six pieces of evidence on two deals; the tasks and notes;
-      // the products, the quote made and sent.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.tasks + reset.notes + reset.products + 2 * reset.quotes;
+      // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
+      // and notes; the products, the quote made and sent.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

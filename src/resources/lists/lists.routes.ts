@@ -67,7 +67,7 @@ export async function listRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete('/lists/:id/members/:record_id', {
     schema: {
       tags, summary: 'Remove a list member', description: 'Removes one record from a list of type companies or deals; the record itself stays. Not on the list: 404 `Member not found`.',
-      params: s.MemberParamsSchema, response: { 200: Data(DeletedSchema('cmp', 'member'), 'The record left the list'), ...errorResponses(404) },
+      params: s.MemberParamsSchema, response: { 200: Data(DeletedSchema('cmp', 'list member'), 'The record left the list'), ...errorResponses(404) },
     },
   }, (req, reply) => mutate(req, reply, 200, (w) => store.removeMember(w, req.params.id, req.params.record_id)));
 }

@@ -11,5 +11,6 @@ export const SandboxResetSchema = Type.Object({
   notes: Type.Integer({ description: 'Notes in the fresh data set, on sample contacts and deals', examples: [6] }),
   products: Type.Integer({ description: 'Products in the fresh data set (one inactive)', examples: [5] }),
   quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal)', examples: [1] }),
+  members: Type.Integer({ description: 'Members in the fresh data set (an admin and two members, in three time zones)', examples: [3] }),
 }, { title: 'SandboxReset', description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

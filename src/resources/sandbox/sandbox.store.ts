@@ -16,6 +16,7 @@ import { lists as listResource } from '../lists/lists.resource.ts';
 import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
+import { SANDBOX_MEMBERS, seedSandboxMembers } from './sandbox.members.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
 import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
@@ -30,11 +31,12 @@ export interface SandboxSummary {
   notes: number;
   products: number;
   quotes: number;
+  members: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -116,6 +118,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   const deals = await seedSandboxDeals(w, companies, contacts);
   // The deals' inserts are queued; tasks, notes and the quote check that their deals exist.
   await w.flush();
+  await seedSandboxMembers(w);
   await seedSandboxTasksNotes(w, deals, contacts.map((c) => c.id));
   const quoted = deals.find((d) => d.contact_id !== null);
   if (quoted) await seedSandboxQuotes(w, { id: quoted.id, contactId: quoted.contact_id!, name: quoted.name });

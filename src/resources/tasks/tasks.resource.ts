@@ -22,7 +22,7 @@ export const tasks = defineResource({
     priority: int({ nullable: false, default: 0, max: 4, description: 'Priority from 0 (none, the default) to 4 (urgent)', example: 2 }),
     due_at: timestamp({ description: 'When the task is due, unix seconds', example: 1767225600 }),
     completed_at: timestamp({ readOnly: true, description: 'When the task was completed, unix seconds; null while open; read-only', example: 1767229200 }),
-    assignee: text({ max: 200, description: 'Who is to do it (a name, e-mail or id of your own)', example: 'ada@example.com' }),
+    assignee: text({ max: 200, description: 'Who is to do it: a member\'s id (`mem_…`; an unknown one is 404 `Member not found`), or a name, e-mail or id of your own. Answered as given', example: 'ada@example.com' }),
     external_key: text({ unique: true, min: 1, max: 200, description: 'Your own identifier of the task, unique within the organization and mode; `PUT /v1/tasks/assert` matches on it', example: 'crm-task-4711' }),
   },
   computed: {
@@ -48,7 +48,7 @@ export const tasks = defineResource({
   routes: {
     docs: {
       list: { description: 'Lists tasks, newest first, with an exact `total`. Filters combine: `status` (`open`, `completed`, or `overdue`: open and past `due_at`), `priority`, `assignee`, `type`, `due_before` (exclusive), `due_after` (inclusive), `contact_id`, `company_id`, `deal_id` (associated with that record), `search` (title contains, case-insensitive), and `custom_fields.<name>`.' },
-      create: { description: 'Creates a task, open unless `status` says otherwise. `associations` names the contacts, companies and deals it is about; an unknown one is 404 naming its kind (`Contact not found`). A second task with the same `external_key` is 409.' },
+      create: { description: 'Creates a task, open unless `status` says otherwise. `associations` names the contacts, companies and deals it is about; an unknown one is 404 naming its kind (`Contact not found`). An `assignee` that is a member id (`mem_…`) must name a member of the organization, else 404 `Member not found`; any other text is kept as given. A second task with the same `external_key` is 409.' },
       update: { description: 'Changes the fields given. `status: completed` sets `completed_at` and records `task.completed`; `status: open` clears it and records `task.reopened`. Each kind of `associations` given replaces that kind\'s associations. An empty body is 400 `No fields to update`.' },
       delete: { description: 'Deletes a task with its associations; reading it afterwards is 404.' },
     },

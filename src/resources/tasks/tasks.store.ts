@@ -1,11 +1,13 @@
 // What tasks do beyond plain CRUD: `completed_at` follows `status` (set on completing, cleared on
-// reopening), the move is recorded as `task.completed` or `task.reopened`, and `overdue` (open and
-// past `due_at`) is computed at the time of reading, never stored.
+// reopening), the move is recorded as `task.completed` or `task.reopened`, `overdue` (open and
+// past `due_at`) is computed at the time of reading, never stored, and an assignee that is a member
+// id must name a member (members/assignee.ts).
 import { sql, type SqlBool } from 'kysely';
 import { nowSeconds } from '../../platform/ids.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
 import type { WriteContext } from '../../platform/write.ts';
+import { checkAssignee } from '../members/assignee.ts';
 import { tasks } from './tasks.resource.ts';
 
 /** True for the rows of `table` that are open and past their due time now. */
@@ -24,6 +26,10 @@ export const isOverdue = (task: Record<string, unknown>, now = nowSeconds()) =>
 
 // Hooks are function declarations: tasks.resource.ts and this file import each other.
 export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, { before }: { before?: Row }): Promise<void> {
+  // A member id must name a member when given, and when the task is reopened: no open task names a
+  // member that was deleted (a completed one keeps the id it had, as a record of who did it).
+  const reopened = before?.status === 'completed' && row.status === 'open';
+  if ((row.assignee !== undefined && row.assignee !== before?.assignee) || reopened) await checkAssignee(w.tx, w.scope, row.assignee === undefined ? before?.assignee : row.assignee);
   if (row.status === undefined || row.status === before?.status) return;
   row.completed_at = row.status === 'completed' ? w.now : null;
 }
