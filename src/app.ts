@@ -21,6 +21,7 @@ import { installJsonBodies } from './platform/json-body.ts';
 import { BatchedStdout, lazyRequestLogger } from './platform/log-stream.ts';
 import { openApiOptions } from './platform/openapi.ts';
 import { OutboundClient } from './platform/outbound.ts';
+import { closeSmtpPools, useSmtpPolicy } from './platform/providers/email/smtp.ts';
 import { MemoryRateLimiter } from './platform/rate-limit/memory-rate-limiter.ts';
 import { RedisRateLimiter } from './platform/rate-limit/redis-rate-limiter.ts';
 import type { RateLimiter, RateLimits } from './platform/rate-limit/rate-limiter.ts';
@@ -111,6 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const writes = new WriteQueue(database);
   const leases = new ClaimLeases(database, (error) => app.log.warn({ err: { message: error.message } }, 'idempotency lease renewal failed'));
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
+  // Mail servers of connections are reached under the same rules as webhook receivers.
+  useSmtpPolicy({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   // Background jobs and schedules (the idempotency purge among them) run here unless WORKERS=off.
   const workers = config.workers === 'inline' ? startWorkers({ database, config, log: app.log, outbound, work: { kinds: JOB_KINDS, schedules: SCHEDULES } }) : undefined;
   // A committed write may have enqueued jobs: on SQLite wake the workers of this process at once
@@ -198,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await writes.drained();
     await workers?.stop();
     await outbound.close();
+    closeSmtpPools();
     if (ownDatabase) await database.close();
   });
   return app;

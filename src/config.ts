@@ -1,5 +1,6 @@
 // Typed, frozen configuration read once from the environment. Invalid values stop the process at
 // start with a message naming the variable, rather than failing later in a request.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 
 export interface Config {
@@ -45,12 +46,28 @@ export interface Config {
   webhookDeliveryRetentionDays: number;
   /** Longest a client may take to send a whole request (line, headers and body). */
   requestTimeoutMs: number;
+  /** Largest raw message an inbound URL takes (bytes); larger is 413. */
+  inboundMaxBytes: number;
+  /** Seconds between two polls of a connection's IMAP mailbox. */
+  imapPollSeconds: number;
+  /** Longest an IMAP server may take to connect, greet, or answer one command. */
+  imapTimeoutMs: number;
   /** Largest CSV an import takes (an upload or a URL's answer), bytes. */
   importMaxBytes: number;
   /** Longest an import's URL may take to answer its whole file. */
   importUrlTimeoutMs: number;
   /** Rows of an import written per transaction (and per `import.progress` event). */
   importBatchRows: number;
+  /** DNS servers (`ip` or `ip:port`) that check sending domains' records; empty: the system's resolvers. */
+  dnsServers: readonly string[];
+  /** Longest the DNS check of a sending domain waits for an answer. */
+  dnsTimeoutMs: number;
+  /** The `include:` a sending domain's SPF record must carry (the sending servers' own SPF record). */
+  spfInclude: string;
+  /** The operator's default SMTP server for live e-mail (`smtp://user:pass@host:587`, `smtps://…:465`), for organizations with no connection of their own. */
+  emailSmtpUrl: string | undefined;
+  /** Where a sending domain's `bounces.` name points (CNAME): the host that receives its bounces. */
+  returnPathTarget: string;
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +110,41 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallback: string): number
   const raw = env[name] || fallback;
   if (!/^\d+(,\d+)*$/.test(raw)) throw new ConfigError(`${name} must be a comma-separated list of whole seconds, got "${raw}"`);
   return raw.split(',').map(Number);
+}
+
+/** `ip` or `ip:port` (`[ipv6]:port`) entries, comma-separated: node:dns takes only addresses. */
+function dnsServers(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.DNS_SERVERS?.trim();
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const server = entry.trim();
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server) ?? [server, server, undefined];
+    const port = m[2] === undefined ? 53 : Number(m[2]);
+    if (isIP(m[1]) === 0 || !(port >= 1 && port <= 65_535)) throw new ConfigError(`DNS_SERVERS must be a comma-separated list of ip or ip:port ([ipv6]:port) entries, got "${server}"`);
+    return server;
+  });
+}
+
+/** An `smtp://` or `smtps://` URL with a host, or undefined. */
+function smtpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // The value itself may hold a password: the message names the variable only.
+  if (!url || !/^smtps?:$/.test(url.protocol) || !url.hostname) throw new ConfigError(`${name} must be an smtp:// or smtps:// URL with a host`);
+  return raw;
+}
+
+/** A host name a DNS record can point at. */
+function hostName(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = (env[name] || fallback).toLowerCase().replace(/\.$/, '');
+  if (!/^(?=.{1,253}$)([a-z0-9_]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(value)) throw new ConfigError(`${name} must be a host name, got "${value}"`);
+  return value;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -149,9 +201,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDisableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 3 * 24 * 3600, 1),
     webhookDeliveryRetentionDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100),
+    inboundMaxBytes: int(env, 'INBOUND_MAX_BYTES', 25 * 1024 * 1024, 1024),
+    imapPollSeconds: int(env, 'IMAP_POLL_SECONDS', 60, 1),
+    imapTimeoutMs: int(env, 'IMAP_TIMEOUT_MS', 30_000, 100),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 100 * 1024 * 1024, 1024),
     importUrlTimeoutMs: int(env, 'IMPORT_URL_TIMEOUT_MS', 120_000, 100),
     importBatchRows: int(env, 'IMPORT_BATCH_ROWS', 500, 1),
+    dnsServers: Object.freeze(dnsServers(env)),
+    dnsTimeoutMs: int(env, 'DNS_TIMEOUT_MS', 5_000, 100),
+    spfInclude: hostName(env, 'SPF_INCLUDE', '_spf.mail.revenue-data.example'),
+    emailSmtpUrl: smtpUrl(env, 'EMAIL_SMTP_URL'),
+    returnPathTarget: hostName(env, 'RETURN_PATH_TARGET', 'bounces.mail.revenue-data.example'),
   });
 }
 

@@ -11,6 +11,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
+import { closeSmtpPools, useSmtpPolicy } from './platform/providers/email/smtp.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';
 import { consumeEvents } from './platform/write.ts';
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
   const database = openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
+  // Mail servers of connections are reached under the same rules as webhook receivers.
+  useSmtpPolicy({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   // The groups' background work and event consumers, told to the platform here as in app.ts.
   consumeEvents(EVENT_CONSUMERS);
   const workers = startWorkers({ database, config, log, outbound, work: { kinds: JOB_KINDS, schedules: SCHEDULES } });
@@ -39,7 +42,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000).unref();
-    workers.stop().then(() => outbound.close()).then(() => database.close()).then(() => {
+    workers.stop().then(() => outbound.close()).then(closeSmtpPools).then(() => database.close()).then(() => {
       clearTimeout(force);
       process.exit(0);
     }, () => process.exit(1));

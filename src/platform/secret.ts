@@ -11,3 +11,14 @@ export async function loadSecret(db: Kysely<DB>, configured: string | undefined)
   const row = await db.selectFrom('settings').select('value').where('key', '=', 'secret_key').executeTakeFirstOrThrow();
   return row.value;
 }
+
+const loaded = new WeakMap<Kysely<DB>, Promise<string>>();
+/** The service's secret for code outside a request (jobs), read once per store. */
+export function secretOf(db: Kysely<DB>, configured: string | undefined): Promise<string> {
+  let secret = loaded.get(db);
+  if (!secret) {
+    loaded.set(db, secret = loadSecret(db, configured));
+    secret.catch(() => loaded.delete(db));
+  }
+  return secret;
+}

@@ -111,3 +111,15 @@ export function toValidationError(errors: ErrorObject[], part: string, messages:
   }
   return validationError(out);
 }
+
+const members = new WeakMap<object, ValidateFunction>();
+/**
+ * Checks one member of a body against a schema known only once the rest is read (a connection's
+ * settings, whose shape its provider names): refused as the body's own validation refuses, the
+ * errors under the member (`body.settings.smtp.port`).
+ */
+export function checkBodyMember(schema: object, value: unknown, member: string): void {
+  let validate = members.get(schema);
+  if (!validate) members.set(schema, validate = bodyAjv.compile(schema));
+  if (!validate(value)) throw toValidationError(validate.errors!.map((e) => ({ ...e, instancePath: `/${member}${e.instancePath}` })), 'body');
+}

@@ -8,6 +8,7 @@ import { workStates } from '../platform/resource/lifecycle.ts';
 import { writeStoredJson } from '../platform/resource/stored-json.ts';
 import { exportJob } from './exports/exports.jobs.ts';
 import { importJob } from './imports/imports.jobs.ts';
+import { outboxSend } from './outbox/outbox.jobs.ts';
 import { quoteExpiry } from './quotes/quotes.jobs.ts';
 import { resources } from './registry.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
@@ -16,6 +17,7 @@ const storedJson = writeStoredJson(resources);
 
 export const JOB_KINDS: readonly JobKind<never>[] = [
   webhookDelivery,
+  outboxSend,
   purgeIdempotencyKeys,
   pruneJobs,
   pruneWebhookDeliveries,

@@ -18,6 +18,7 @@ import { campaigns } from './campaigns/campaigns.resource.ts';
 import { checklistPipelines } from './checklists/checklists.resource.ts';
 import { checklistRoutes } from './checklists/checklists.routes.ts';
 import { companies } from './companies/companies.resource.ts';
+import { connections } from './connections/connections.resource.ts';
 import { contacts } from './contacts/contacts.resource.ts';
 import { dealContacts } from './deals/deal-contacts.children.ts';
 import { dealEvidence } from './deals/deal-evidence.children.ts';
@@ -30,6 +31,8 @@ import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { members } from './members/members.resource.ts';
 import { notes } from './notes/notes.resource.ts';
+import { outboxMessages } from '../platform/outbox/outbox.resource.ts';
+import { outboxRoutes } from './outbox/outbox.routes.ts';
 import { organizationRoutes } from './organization/organization.routes.ts';
 import { products } from './products/products.resource.ts';
 import { publicQuoteRoutes } from './quotes/public.routes.ts';
@@ -97,6 +100,9 @@ export const groups: Group[] = [
   { prefix: '/v1', tag: { name: 'Imports', description: 'CSV files of contacts or companies, written in the background' }, routes: importRoutes, tables: ['imports', 'import_errors', 'file_chunks'] },
   { prefix: '/v1', tag: { name: 'Exports', description: 'CSV files of records, written in the background and downloaded' }, routes: exportRoutes, tables: ['exports'] },
   { ...resource(webhookEndpoints, webhookRoutes), tables: ['webhook_deliveries'] },
+  // Providers' accounts (configuration, kept by a sandbox reset) and every message made through them.
+  resource(connections),
+  resource(outboxMessages, outboxRoutes),
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */

@@ -96,7 +96,9 @@ describe('the registry', () => {
     // agency links and grants (access between organizations, not sample data), webhook endpoints
     // (configuration, like API keys) and the job queue (a delivery of an event the reset removed is
     // dropped when it runs).
-    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'webhook_endpoints', 'jobs']);
+    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'webhook_endpoints', 'jobs',
+      // Provider connections: configuration, like API keys.
+      'connections']);
     const db = app.services.database.db;
     const tables = isPostgres()
       ? (await sql<{ name: string }>`select table_name as name from information_schema.columns where table_schema = current_schema() and column_name = 'mode'`.execute(db)).rows.map((r) => r.name)

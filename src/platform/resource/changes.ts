@@ -19,6 +19,11 @@ export async function changesOf(r: Resource, w: WriteContext, row: Row, input: R
   for (const [name, value] of Object.entries(input)) {
     const f = r.fields[name];
     if (!f || f.readOnly || f.createOnly || name === 'custom_fields') continue;
+    // A sealed value is never compared (each sealing differs): giving one is a change.
+    if (f.sealed) {
+      changes[name] = value;
+      continue;
+    }
     const normalize = normalizers.get(name);
     const stored = normalize && typeof value === 'string' ? (normalize(value) ?? value) : f.fromRow(f.toRow(value));
     if (!same(stored, f.fromRow(row[name]))) changes[name] = value;

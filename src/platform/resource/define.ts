@@ -133,6 +133,11 @@ export interface ResourceDefinition {
   /** What a `<name>.created|updated|deleted` event means, where more than the generated text. */
   eventDocs?: Partial<Record<CrudEvent, string>>;
   /**
+   * The kinds of write that record an event, all three unless given: records the service alone
+   * writes (the outbox's messages) record events of their own instead (`message.sent`).
+   */
+  crudEvents?: readonly CrudEvent[];
+  /**
    * Tenant-defined fields (`/v1/fields`): records carry `custom_fields`, validated on every write,
    * indexed in `field_values` and filtered by `custom_fields.<name>=` (custom-fields.ts). The table
    * needs a `custom_fields` column.
@@ -262,7 +267,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
   const id = Type.String({ description: `Identifier of the ${r.name}`, examples: [`${r.prefix}_01JD8X4M6R2T9Q3V5W7Y8Z0A1B`] });
   const record: Record<string, TSchema> = { id };
   const secrets: Record<string, TSchema> = {};
-  for (const [name, f] of Object.entries(r.fields)) (f.secret ? secrets : record)[name] = f.output;
+  for (const [name, f] of Object.entries(r.fields)) (f.secret ? secrets : record)[f.sealed?.answeredAs ?? name] = f.output;
   Object.assign(record, r.computed ?? {}, r.associations ? { associations: AssociationsOutput(r.name, kinds) } : {}, {
     created_at: Timestamp(`When the ${r.name} was created, unix seconds`),
     updated_at: Timestamp(`When the ${r.name} last changed, unix seconds`),

@@ -9,7 +9,7 @@ export type OnDelete = 'restrict' | 'cascade' | 'set null';
 
 export interface Field {
   /** What the field holds; filters and search read it to know which comparisons fit. */
-  kind: 'text' | 'int' | 'decimal' | 'money' | 'enum' | 'email' | 'url' | 'tags' | 'ref' | 'json' | 'timestamp' | 'boolean' | 'secret';
+  kind: 'text' | 'int' | 'decimal' | 'money' | 'enum' | 'email' | 'url' | 'tags' | 'ref' | 'json' | 'timestamp' | 'boolean' | 'secret' | 'sealed';
   description: string;
   /** The schema of a value sent by a client (without null; see `nullable`). */
   input: TSchema;
@@ -37,6 +37,11 @@ export interface Field {
   values?: readonly string[];
   /** For `secret` fields: how the secret is made, kept and rotated (secrets.ts). */
   secret?: SecretSpec;
+  /**
+   * Written by clients and never answered (`sealed` fields: credentials): the kernel seals the value
+   * before the write (sealed-fields.ts) and answers only whether one is set, as `<field>_set`.
+   */
+  sealed?: { answeredAs: string };
 }
 
 /**
@@ -133,6 +138,19 @@ export const json = (o: Common & { input: TSchema; output: TSchema }) =>
 export const secret = (o: { description: string; example: string } & SecretSpec) => ({
   ...field('secret', { description: o.description, example: o.example, readOnly: true, nullable: false }, Type.String(doc(o)), Type.String(doc(o))),
   secret: { generate: o.generate, store: o.store, previous: o.previous, rotate: o.rotate },
+});
+
+/**
+ * A value the client writes and the service reads back, but no answer ever carries (provider
+ * credentials): sealed under SECRET_KEY before it is stored (sealing.ts), answered only as the
+ * boolean `<name>_set`. `name` is the field's own name, for that answer.
+ */
+export const sealed = (name: string, o: Common & { input: TSchema }) => ({
+  ...field('sealed', o, o.input, Type.Boolean({ description: `Whether ${name} are set (they are never answered)`, examples: [true] }), {
+    fromRow: (v) => v !== null && v !== undefined,
+  }),
+  output: Type.Boolean({ description: `Whether ${name} are set (they are never answered)`, examples: [true] }),
+  sealed: { answeredAs: `${name}_set` },
 });
 
 /** The id of a record of another resource of the same tenant (checked on write: 404 when absent). */

@@ -19,6 +19,7 @@ export function declareResourceEvents(r: ResourceDefinition): ResourceEvents {
     updated: `${a} was changed; \`previous_attributes\` holds the earlier values`,
     deleted: `${a} was deleted; the object is the ${r.name} as it was`,
   };
-  const crud = Object.fromEntries((Object.keys(generated) as CrudEvent[]).map((k) => [k, { type: `${r.name}.${k}`, description: r.eventDocs?.[k] ?? generated[k] }]));
+  const kinds = r.crudEvents ?? (Object.keys(generated) as CrudEvent[]);
+  const crud = Object.fromEntries(kinds.map((k) => [k, { type: `${r.name}.${k}`, description: r.eventDocs?.[k] ?? generated[k] }]));
   return declareEventTypes({ ...crud, ...lifecycleEvents(r) }) as ResourceEvents;
 }

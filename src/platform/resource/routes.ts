@@ -14,6 +14,7 @@ import { componentName, type CrudOp, type Resource } from './define.ts';
 import { withArticle } from './words.ts';
 import { assertRoutes } from './assert-routes.ts';
 import { associationRoutes } from './association-routes.ts';
+import { sealInput } from './sealed-fields.ts';
 import { secretRoutes } from './secret-routes.ts';
 import { rotatable } from './secrets.ts';
 import { lifecycleRoutes } from './lifecycle-routes.ts';
@@ -105,7 +106,8 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
         schema: { tags, ...docs(r, 'create'), body: r.schemas.create, response: { 201: Data(r.schemas.created, `The created ${r.name}`), ...errors('create') } },
       }, (req, reply) => {
         const body = req.body as Record<string, unknown>;
-        const create = () => mutate(req, reply, 201, (w) => createRecord(r, w, body), createAhead(r, body));
+        // Sealed after the checks, which read what the client wrote.
+        const create = () => (sealInput(r, req, body), mutate(req, reply, 201, (w) => createRecord(r, w, body), createAhead(r, body)));
         return r.hooks?.checkInput ? r.hooks.checkInput(req, body).then(create) : create();
       });
     }
@@ -128,7 +130,7 @@ export function crudRoutes(r: Resource): FastifyPluginAsync {
         const body = req.body as Record<string, unknown>;
         // An instruction alone (`inputs`, e.g. `force`) changes nothing; associations are changes.
         if (!Object.keys(body).some((name) => r.fields[name] || (name === 'associations' && r.associations))) throw badRequest('No fields to update');
-        const update = () => mutate(req, reply, 200, (w) => updateRecord(r, w, (req.params as { id: string }).id, body));
+        const update = () => (sealInput(r, req, body), mutate(req, reply, 200, (w) => updateRecord(r, w, (req.params as { id: string }).id, body)));
         return r.hooks?.checkInput ? r.hooks.checkInput(req, body).then(update) : update();
       });
     }

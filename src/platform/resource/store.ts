@@ -27,18 +27,18 @@ import { deleteIn, selectIn, tenantOf, updateIn, type TenantTable } from './tena
 export { countMatching, countRows, filtered, keysetPage, listRows, pageShape, rowsOf, selectRow, totalColumn } from './list-query.ts';
 
 /** A resource's fields with their row readers, and its computed fields: listed once, read for every row. */
-const presented = new WeakMap<Resource, { fields: Array<[string, (value: unknown) => unknown]>; computed: string[] }>();
+const presented = new WeakMap<Resource, { fields: Array<[column: string, (value: unknown) => unknown, answeredAs: string]>; computed: string[] }>();
 function presentedOf(r: Resource) {
   let p = presented.get(r);
-  // Secret fields are never part of the API form (secrets.ts).
-  if (!p) presented.set(r, p = { fields: Object.entries(r.fields).filter(([, f]) => !f.secret).map(([name, f]) => [name, f.fromRow]), computed: Object.keys(r.computed ?? {}) });
+  // Secret fields are never part of the API form (secrets.ts); sealed ones are answered as whether they are set.
+  if (!p) presented.set(r, p = { fields: Object.entries(r.fields).filter(([, f]) => !f.secret).map(([name, f]) => [name, f.fromRow, f.sealed?.answeredAs ?? name]), computed: Object.keys(r.computed ?? {}) });
   return p;
 }
 
 function toApi(r: Resource, row: Row): ApiRecord {
   const out: ApiRecord = { id: row.id };
   const { fields, computed } = presentedOf(r);
-  for (const [name, fromRow] of fields) out[name] = fromRow(row[name]);
+  for (const [name, fromRow, answeredAs] of fields) out[answeredAs] = fromRow(row[name]);
   for (const name of computed) out[name] = row[name] ?? null;
   out.created_at = Number(row.created_at);
   out.updated_at = Number(row.updated_at);
@@ -210,7 +210,7 @@ export async function applyUpdate(r: Resource, w: WriteContext, before: Row, old
   await r.hooks?.beforeWrite?.(w, changes, { before, input });
   // What the hooks made of the input (normalized, defaults filled in) may be what the record holds
   // (compared as read: PostgreSQL answers a JSON column parsed, a 64-bit integer as text).
-  const read = (name: string, value: unknown) => (r.fields[name] ? r.fields[name].fromRow(value) : value);
+  const read = (name: string, value: unknown) => (r.fields[name] && !r.fields[name].sealed ? r.fields[name].fromRow(value) : value);
   if (!associations && input.custom_fields === undefined && Object.entries(changes).every(([name, value]) => same(read(name, value), read(name, before[name])))) return old;
   await checkCap(r, w, changes, before);
   const uniqueChanged = Object.fromEntries(Object.entries(changes).filter(([name, v]) => r.fields[name]?.unique && v !== before[name]));

@@ -8,7 +8,6 @@ import type { DB, JobsTable } from '../../db/schema.ts';
 import type { EventType } from '../event-types.ts';
 import { stillRunning, type IdempotencyClaim } from '../idempotency.ts';
 import { nowSeconds } from '../ids.ts';
-import type { JobKind } from '../jobs/kinds.ts';
 import type { TenantTable } from '../resource/tenancy.ts';
 import type { Scope } from '../scope.ts';
 import { Tally } from './counters.ts';
@@ -208,7 +207,7 @@ export class WriteContext {
    * committed write always has its jobs, a rolled-back one never does. `runAt` (milliseconds) delays
    * it. Returns the job's id. Adds no round trip: the job is written with the write's events.
    */
-  enqueue<P>(kind: JobKind<P>, payload: P, options: EnqueueOptions = {}): string {
+  enqueue<P>(kind: KindName<P>, payload: P, options: EnqueueOptions = {}): string {
     const row = jobRow(this.scope, kind, payload, options);
     this.#jobs.push(row);
     return row.id;

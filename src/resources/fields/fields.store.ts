@@ -21,7 +21,7 @@ export const MAX_FIELDS_PER_OBJECT = 200;
 
 const NOT_FOUND = 'Field not found';
 const KIND_TYPES: Record<Field['kind'], DataType> = {
-  text: 'text', int: 'number', decimal: 'number', money: 'currency', enum: 'enum', email: 'email', url: 'url', tags: 'multi_enum', ref: 'text', json: 'text', timestamp: 'datetime', boolean: 'boolean', secret: 'text',
+  text: 'text', int: 'number', decimal: 'number', money: 'currency', enum: 'enum', email: 'email', url: 'url', tags: 'multi_enum', ref: 'text', json: 'text', timestamp: 'datetime', boolean: 'boolean', secret: 'text', sealed: 'boolean',
 };
 
 const custom = (d: FieldDefinition): FieldRecord => ({ ...d, is_global: false });
@@ -36,7 +36,7 @@ export function builtInFields(r: Resource): FieldRecord[] {
   for (const [name, f] of Object.entries(r.fields)) {
     // A secret is no field a record shows.
     if (name === 'custom_fields' || f.secret) continue;
-    out.push(entry(name, KIND_TYPES[f.kind], f.description, { required: f.required, unique: f.unique, options: f.values ? { values: [...f.values] } : null }));
+    out.push(entry(f.sealed?.answeredAs ?? name, KIND_TYPES[f.kind], f.description, { required: f.required, unique: f.unique, options: f.values ? { values: [...f.values] } : null }));
   }
   for (const [name, schema] of Object.entries(r.computed ?? {}) as Array<[string, { type?: string; description?: string }]>) {
     out.push(entry(name, schema.type === 'boolean' ? 'boolean' : schema.type === 'integer' ? 'number' : 'text', schema.description ?? name));
