@@ -1,8 +1,10 @@
-// Makes sure the peers of a run are up: every `*.peer.ts` in this folder (peer.ts says what one is).
+// Makes sure the peers of a run are up: every `*.peer.ts` in this folder (peer.ts says what one is),
+// installing the Debian packages of those missing when the run is root (TEST_PEERS_INSTALL=0: never).
 //   npx node test/peers/start.ts            every peer (what `npm test` and .ci/run call)
 //   npx node test/peers/start.ts redis      the peers named
 // Vitest's global set-up calls `ensurePeers` too, for the peers its store needs: each is started
 // once (the first run that finds it absent starts it, under a lock; later runs reuse it).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PEERS_DIR, PeerFailed, startPeer, type Peer } from './peer.ts';
@@ -36,6 +38,29 @@ async function locked<T>(name: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+const APT = '/usr/bin/apt-get';
+let aptUpdated = false;
+
+/**
+ * Installs a missing peer's Debian packages (its `install` command is `apt-get install -y <packages>`)
+ * when this run may: as root, where apt-get is. So a fresh machine gets its peers from `npm test`
+ * itself; elsewhere the run says what to install. False when it could not.
+ */
+function install(peer: Peer): boolean {
+  const packages = /^apt-get install -y (.+)$/.exec(peer.install)?.[1].split(/\s+/);
+  if (!packages || process.getuid?.() !== 0 || !existsSync(APT) || process.env.TEST_PEERS_INSTALL === '0') return false;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    console.log(`peer ${peer.name}: installing ${packages.join(' ')} (apt-get)`);
+    if (!aptUpdated) execFileSync(APT, ['update', '-qq'], { stdio: 'inherit', env });
+    aptUpdated = true;
+    execFileSync(APT, ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
+  } catch (error) {
+    console.warn(`peer ${peer.name}: apt-get failed: ${(error as Error).message}`);
+  }
+  return existsSync(peer.program);
+}
+
 /**
  * Makes `peers` ready and answers the address of each, or null for one that is not installed
  * (allowed only when peers are not required: its tests then skip, saying so). Throws, naming the
@@ -48,7 +73,7 @@ export async function ensurePeers(peers: Peer[]): Promise<Record<string, string 
     try {
       out[peer.name] = await locked(peer.name, async () => {
         if (await peer.ready()) return peer.address;
-        if (!existsSync(peer.program)) {
+        if (!existsSync(peer.program) && !install(peer)) {
           const missing = `peer ${peer.name} is not installed (${peer.program}); install it with \`${peer.install}\``;
           if (peersRequired()) throw new PeerFailed(missing);
           console.warn(`${missing}: ITS TESTS DO NOT RUN`);
