@@ -26,6 +26,7 @@ import { jobsByOrganization } from './migrations/0020-jobs-by-organization.ts';
 import { scheduledJobs } from './migrations/0021-scheduled-jobs.ts';
 import { connectionsOutbox } from './migrations/0022-connections-outbox.ts';
 import { members } from './migrations/0023-members.ts';
+import { sendingDomains } from './migrations/0024-sending-domains.ts';
 import { suppressions } from './migrations/0025-suppressions.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
@@ -54,6 +55,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0021-scheduled-jobs': scheduledJobs,
     '0022-connections-outbox': connectionsOutbox(database.dialect),
     '0023-members': members(database.dialect),
+    '0024-sending-domains': sendingDomains(database.dialect),
     '0025-suppressions': suppressions(database.dialect),
   };
 }

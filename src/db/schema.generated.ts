@@ -579,6 +579,23 @@ export interface RecordAssociationsTable {
   created_at: number;
 }
 
+export interface SendingDomainsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  domain: string;
+  description: string | null;
+  status: string;
+  dkim_selector: string;
+  dkim_public_key: string;
+  dkim_private_key: string;
+  records: string;
+  verified_at: number | null;
+  last_checked_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -717,6 +734,7 @@ export interface DB {
   quote_links: QuoteLinksTable;
   quotes: QuotesTable;
   record_associations: RecordAssociationsTable;
+  sending_domains: SendingDomainsTable;
   settings: SettingsTable;
   suppressions: SuppressionsTable;
   tasks: TasksTable;

@@ -33,6 +33,8 @@ const OWN_EVENT_TYPES = {
   'deal_pipeline.created': { description: 'A deal pipeline was created (not the default pipeline made with the organization)' },
   'deal_pipeline.updated': { description: 'A deal pipeline, or one of its stages, was changed, added, reordered or deleted; the object is the pipeline with its stages' },
   'deal_pipeline.deleted': { description: 'A deal pipeline was deleted; the object is the pipeline as it was' },
+  'domain.verified': { description: 'A check of a sending domain\'s DNS records found every one of them (`POST /v1/domains/{id}/verify`); the object is the domain with each record\'s finding' },
+  'domain.verification_failed': { description: 'A check of a sending domain\'s DNS records found one missing or wrong, or DNS did not answer; the object is the domain with each record\'s `finding`' },
   'evidence_key.created': { description: 'The organization added a key of its own to the evidence library' },
   'field.created': { description: 'A custom field was defined' },
   'field.updated': { description: 'A custom field\'s definition was changed; `previous_attributes` holds the earlier values' },

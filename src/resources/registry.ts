@@ -24,6 +24,8 @@ import { dealContacts } from './deals/deal-contacts.children.ts';
 import { dealEvidence } from './deals/deal-evidence.children.ts';
 import { deals } from './deals/deals.resource.ts';
 import { dealRoutes } from './deals/deals.routes.ts';
+import { sendingDomains } from './domains/domains.resource.ts';
+import { domainRoutes } from './domains/domains.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { exportRoutes } from './exports/exports.routes.ts';
 import { importRoutes } from './imports/imports.routes.ts';
@@ -100,6 +102,7 @@ export const groups: Group[] = [
   { prefix: '/v1', tag: { name: 'Imports', description: 'CSV files of contacts or companies, written in the background' }, routes: importRoutes, tables: ['imports', 'import_errors', 'file_chunks'] },
   { prefix: '/v1', tag: { name: 'Exports', description: 'CSV files of records, written in the background and downloaded' }, routes: exportRoutes, tables: ['exports'] },
   { ...resource(webhookEndpoints, webhookRoutes), tables: ['webhook_deliveries'] },
+  resource(sendingDomains, domainRoutes),
   // Providers' accounts (configuration, kept by a sandbox reset) and every message made through them.
   resource(connections),
   resource(outboxMessages, outboxRoutes),

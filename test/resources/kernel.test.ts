@@ -93,10 +93,10 @@ describe.each(resources.map((r) => [r.plural, r] as const))('kernel resource %s'
 describe('the registry', () => {
   it('names every tenant table of the store in the sandbox reset (or keeps it on purpose)', async () => {
     // Kept on purpose: the event log and counters (reset keeps the sequence moving), idempotency records,
-    // agency links and grants (access between organizations, not sample data), webhook endpoints
-    // (configuration, like API keys) and the job queue (a delivery of an event the reset removed is
-    // dropped when it runs).
-    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'webhook_endpoints', 'jobs',
+    // agency links and grants (access between organizations, not sample data), webhook endpoints and
+    // sending domains (configuration, like API keys) and the job queue (a delivery of an event the
+    // reset removed is dropped when it runs).
+    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'webhook_endpoints', 'sending_domains', 'jobs',
       // Provider connections: configuration, like API keys.
       'connections']);
     const db = app.services.database.db;

@@ -227,6 +227,8 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   'POST /v1/fields': () => ({ name: `f_${randomBytes(6).toString('hex')}`, data_type: 'text' }),
   // One suppression per channel and address.
   'POST /v1/suppressions': () => ({ address: `s${randomBytes(6).toString('hex')}@example.com` }),
+  // A domain is taken once per organization and mode.
+  'POST /v1/domains': () => ({ domain: `d${randomBytes(6).toString('hex')}.example.com` }),
   // An assert needs a natural key to match on.
   'PUT /v1/contacts/assert': () => ({ work_email: `a${randomBytes(6).toString('hex')}@example.com` }),
   'PUT /v1/companies/assert': () => ({ domain: `a${randomBytes(6).toString('hex')}.example.com` }),
