@@ -4,6 +4,7 @@
 // records' content (an include, a key, a policy), not the evaluation of a message that mail
 // authentication libraries offer: SPF (RFC 7208: one `v=spf1` record, terms separated by spaces),
 // DKIM (RFC 6376: `tag=value` pairs, white space inside values ignored) and DMARC (RFC 7489).
+import { getServers } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import type { Config } from '../../config.ts';
 import type { DnsRecord } from './dns-records.ts';
@@ -99,7 +100,10 @@ async function checkOne(resolver: Resolver, record: DnsRecord, publicKey: string
  * answered when DNS_TIMEOUT_MS has passed is cancelled and reported so.
  */
 export async function checkRecords(records: readonly DnsRecord[], publicKey: string, config: Pick<Config, 'dnsServers' | 'dnsTimeoutMs'>): Promise<DnsRecord[]> {
-  const resolver = new Resolver({ timeout: config.dnsTimeoutMs, tries: 1 });
+  // Each server is asked once, in turn, within its share of the time: a dead first server leaves the
+  // others time to answer.
+  const servers = config.dnsServers.length > 0 ? config.dnsServers : getServers();
+  const resolver = new Resolver({ timeout: Math.max(100, Math.floor(config.dnsTimeoutMs / Math.max(1, servers.length))), tries: 1 });
   if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
   const deadline = setTimeout(() => resolver.cancel(), config.dnsTimeoutMs);
   try {
