@@ -28,6 +28,7 @@ import { connectionsOutbox } from './migrations/0022-connections-outbox.ts';
 import { members } from './migrations/0023-members.ts';
 import { sendingDomains } from './migrations/0024-sending-domains.ts';
 import { suppressions } from './migrations/0025-suppressions.ts';
+import { inbox } from './migrations/0026-inbox.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -57,6 +58,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0023-members': members(database.dialect),
     '0024-sending-domains': sendingDomains(database.dialect),
     '0025-suppressions': suppressions(database.dialect),
+    '0026-inbox': inbox(database.dialect),
   };
 }
 

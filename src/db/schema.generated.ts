@@ -353,6 +353,21 @@ export interface IdempotencyKeysTable {
   lease: string | null;
 }
 
+export interface ImapCursorsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  mailbox: string;
+  uid_validity: string | null;
+  last_uid: number;
+  last_polled_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  messages_recorded: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ImportErrorsTable {
   org_id: string;
   mode: Mode;
@@ -387,6 +402,65 @@ export interface ImportsTable {
   error: string | null;
   started_at: number | null;
   finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface InboundLinksTable {
+  token_hash: string;
+  org_id: string;
+  mode: Mode;
+  connection_id: string;
+  secret: string;
+  created_at: number;
+}
+
+export interface InboxMessagesTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  thread_id: string;
+  direction: string;
+  message_id: string;
+  in_reply_to: string | null;
+  reference_ids: string;
+  from_address: string | null;
+  from_name: string | null;
+  to_addresses: string;
+  cc_addresses: string;
+  reply_to: string | null;
+  subject: string | null;
+  text: string | null;
+  html: string | null;
+  date: number | null;
+  is_auto_reply: number;
+  auto_reply_kind: string | null;
+  outbox_id: string | null;
+  connection_id: string | null;
+  source: string;
+  raw_size: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface InboxThreadsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  channel: string;
+  subject: string | null;
+  normalized_subject: string | null;
+  status: string;
+  snoozed_until: number | null;
+  assignee: string | null;
+  tags: string;
+  from_address: string | null;
+  contact_id: string | null;
+  sequence_id: string | null;
+  mailbox_id: string | null;
+  connection_id: string | null;
+  last_message_at: number | null;
+  message_count: number;
   created_at: number;
   updated_at: number;
 }
@@ -720,8 +794,12 @@ export interface DB {
   fields: FieldsTable;
   file_chunks: FileChunksTable;
   idempotency_keys: IdempotencyKeysTable;
+  imap_cursors: ImapCursorsTable;
   import_errors: ImportErrorsTable;
   imports: ImportsTable;
+  inbound_links: InboundLinksTable;
+  inbox_messages: InboxMessagesTable;
+  inbox_threads: InboxThreadsTable;
   jobs: JobsTable;
   list_entries: ListEntriesTable;
   list_members: ListMembersTable;

@@ -43,6 +43,7 @@ const OWN_EVENT_TYPES = {
   'import.completed': { description: 'An import reached the end of its file (`completed`, or `completed_with_errors` when rows failed); the object is the import with its final counts' },
   'import.failed': { description: 'An import stopped because its file could not be read (no header row, say); `error` says why' },
   'import.cancelled': { description: 'An import was cancelled; rows written before stay' },
+  'inbox_message.received': { description: 'A message came into the inbox (polled over IMAP or posted to an inbound URL); the object is the message with its `thread_id`. Recorded once per Message-ID, automatic replies and delivery status notifications included (`is_auto_reply`)' },
   'export.completed': { description: 'An export finished writing its CSV; the object is the export with its `download_url`' },
   'export.failed': { description: 'An export stopped without a file (its filters or search no longer apply, or its job gave up); `error` says why' },
   'list.entries_added': { description: 'E-mail addresses or domains were added to a suppression list; `added` names the new values' },

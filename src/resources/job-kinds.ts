@@ -8,6 +8,7 @@ import { workStates } from '../platform/resource/lifecycle.ts';
 import { writeStoredJson } from '../platform/resource/stored-json.ts';
 import { exportJob } from './exports/exports.jobs.ts';
 import { importJob } from './imports/imports.jobs.ts';
+import { imapPoll, imapPollSweep, wakeThread } from './inbox/inbox.jobs.ts';
 import { outboxSend } from './outbox/outbox.jobs.ts';
 import { quoteExpiry } from './quotes/quotes.jobs.ts';
 import { resources } from './registry.ts';
@@ -24,6 +25,9 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   quoteExpiry,
   importJob,
   exportJob,
+  imapPoll,
+  imapPollSweep,
+  wakeThread,
   storedJson,
   // Transitional states of declared lifecycles: each record's work, then its next state.
   workStates(resources),
@@ -35,4 +39,6 @@ export const SCHEDULES: readonly Schedule[] = [
   { cron: '23 3 * * *', kind: pruneWebhookDeliveries },
   // Pages answer records whose stored text a change cleared from their rows until this writes it again.
   { cron: '* * * * *', kind: storedJson },
+  // Starts the IMAP polls of connections that have none waiting (new ones; a chain a crash broke).
+  { cron: '*/5 * * * *', kind: imapPollSweep },
 ];

@@ -29,6 +29,9 @@ import { domainRoutes } from './domains/domains.routes.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import { exportRoutes } from './exports/exports.routes.ts';
 import { importRoutes } from './imports/imports.routes.ts';
+import { inbox } from './inbox/inbox.resource.ts';
+import { inboxRoutes } from './inbox/inbox.routes.ts';
+import { publicInboundRoutes } from './inbox/public.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { members } from './members/members.resource.ts';
@@ -106,6 +109,11 @@ export const groups: Group[] = [
   // Providers' accounts (configuration, kept by a sandbox reset) and every message made through them.
   resource(connections),
   resource(outboxMessages, outboxRoutes),
+  // Threads of inbound mail, and the inbound side of e-mail connections (their inbound URL, IMAP
+  // polls), whose state (inbound_links, imap_cursors) a sandbox reset keeps, like the connections.
+  resource(inbox, inboxRoutes),
+  // A connection's inbound URL: a mail provider posts raw messages to it, signed, with no API key.
+  { prefix: '', tag: { name: 'Inbound mail', description: 'The inbound URL of an e-mail connection, with no API key: a mail provider posts each raw message its mailbox receives, signed' }, routes: publicInboundRoutes },
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */

@@ -12,7 +12,10 @@ import { eventSuffix } from '../../src/platform/resource/lifecycle.ts';
 import { runWrite, type WriteContext } from '../../src/platform/write.ts';
 import { resources } from '../../src/resources/registry.ts';
 import { acceptQuote, declineQuote, expireQuote, viewQuote } from '../../src/resources/quotes/transitions.ts';
+import { inbox } from '../../src/resources/inbox/inbox.resource.ts';
+import { runAction } from '../../src/platform/resource/lifecycle.ts';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
+import { emailConnection, inboundUrl, rawMail, receive } from '../helpers/inbox.ts';
 import { ok, type Json } from '../helpers/records.ts';
 
 const env = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' };
@@ -36,7 +39,7 @@ interface Outcome {
 interface Setup {
   /** A record of the tenant in `state`. */
   reach(t: Tenant, state: string): Promise<Reached>;
-  /** How actions without a route are taken; `quiet`: a refused one answers without moving (a view). */
+  /** How actions without a route (or whose route takes a body) are taken; `quiet`: a refused one answers without moving (a view). */
   take?: Record<string, { run(t: Tenant, rec: Reached): Promise<Outcome>; quiet?: boolean }>;
 }
 
@@ -91,6 +94,19 @@ const SETUPS: Record<string, Setup> = {
       return { id };
     },
   },
+  inbox: {
+    async reach(t, state) {
+      const connection = await emailConnection(t.live);
+      const { thread_id: id } = await receive(app, await inboundUrl(t.live, connection), rawMail());
+      if (state === 'snoozed') await ok(t.live.post(`/v1/inbox/${id}/snooze`, { until: Math.floor(Date.now() / 1000) + 3600 }));
+      if (state === 'closed') await ok(t.live.post(`/v1/inbox/${id}/close`));
+      return { id };
+    },
+    take: {
+      snooze: { run: async (t, rec) => answered(t.live.post(`/v1/inbox/${rec.id}/snooze`, { until: Math.floor(Date.now() / 1000) + 7200 })) },
+      wake: { run: async (t, rec) => asJob(t, (w) => runAction(inbox, w, rec.id, 'wake')) },
+    },
+  },
   quotes: {
     async reach(t, state) {
       if (state === 'draft') return { id: (await draftQuote(t.live)).id };
@@ -132,10 +148,10 @@ describe.each(declaring.map((r) => [r.plural, r] as const))('the lifecycle of %s
 
   /** Takes the action on the record: its route, or the setup's way. */
   async function take(t: Tenant, rec: Reached, name: string): Promise<Outcome> {
-    if (life.actions[name].route !== false) return answered(t.live.post(`/v1/${plural}/${rec.id}/${name}`));
     const way = setup.take?.[name];
-    if (!way) throw new Error(`${plural}: action ${name} has no route; add how the test takes it`);
-    return way.run(t, rec);
+    if (way) return way.run(t, rec);
+    if (life.actions[name].route !== false) return answered(t.live.post(`/v1/${plural}/${rec.id}/${name}`));
+    throw new Error(`${plural}: action ${name} has no route; add how the test takes it`);
   }
 
   const cases = life.states.flatMap((from) => Object.keys(life.actions).map((action) => [from, action] as const));

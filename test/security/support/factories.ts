@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { resources } from '../../../src/resources/registry.ts';
 import { multipartBody } from '../../helpers/imports.ts';
+import { rawMail, signed, uniqueId } from '../../helpers/inbox.ts';
 import { receiver, type Receiver } from '../../helpers/receiver.ts';
 import { bodySchema, type Api, type ApiRoute } from './api.ts';
 import type { Actor, Params } from './actors.ts';
@@ -76,6 +77,18 @@ const listMember: Factory = async (api, actor) => {
   const added = await actor.call('POST', `/v1/lists/${id}/members`, { body: { ids: [record_id] } });
   if (added.status !== 201) fail(`factory members (${actor.label}) answered ${added.status} ${added.body}`);
   return { id, record_id };
+};
+
+/** A thread of the actor's inbox: a message posted, signed, to the inbound URL of a fresh e-mail connection. */
+const inboxThread: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/connections', { fresh: true });
+  const minted = await actor.call('POST', `/v1/connections/${id}/inbound-url`, { body: {} });
+  if (minted.status !== 201) fail(`factory inbound URL (${actor.label}) answered ${minted.status} ${minted.body}`);
+  const { url, secret } = json(minted).data;
+  const raw = Buffer.from(rawMail({ subject: bodySentinel(), messageId: uniqueId() }));
+  const posted = await actor.call('POST', new URL(url).pathname, { payload: raw, headers: { 'content-type': 'message/rfc822', ...signed(secret, raw) } });
+  if (posted.status !== 200) fail(`factory inbound message (${actor.label}) answered ${posted.status} ${posted.body}`);
+  return { id: json(posted).data.thread_id };
 };
 
 /** A stage of a fresh pipeline of the actor. */
@@ -188,6 +201,8 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/imports': csvImport,
   '/v1/exports': completedExport,
   '/v1/webhooks/:id/deliveries': webhookDelivery,
+  // Threads are made by the mail that comes in, never by a POST.
+  '/v1/inbox': inboxThread,
 };
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */

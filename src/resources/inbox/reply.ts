@@ -1,0 +1,56 @@
+// A reply from a thread: queued in the outbox (which sends it, or in test mode only records it),
+// threaded for the other side's mail client (`In-Reply-To` their latest message, `References` the
+// conversation), and added to the thread as an outbound message.
+import { sql } from 'kysely';
+import { parseJson } from '../../db/sql.ts';
+import { badRequest } from '../../platform/errors.ts';
+import { creationTime, newId } from '../../platform/ids.ts';
+import { sanitizeHtml } from '../../platform/mail/sanitize.ts';
+import { queueEmail } from '../../platform/outbox/send.ts';
+import { getRow } from '../../platform/resource/store.ts';
+import { selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
+import type { WriteContext } from '../../platform/write.ts';
+import { inbox } from './inbox.resource.ts';
+import { messageRecord, type MessageRow } from './messages.ts';
+import type { Static } from 'typebox';
+import type { ReplyBody } from './inbox.schemas.ts';
+
+const REFERENCES = 20;
+
+const subjectOf = (subject: string | null) => {
+  const s = (subject ?? '').trim();
+  return /^re\s*:/i.test(s) ? s : `Re: ${s}`.trim();
+};
+
+export async function replyInThread(w: WriteContext, threadId: string, body: Static<typeof ReplyBody>) {
+  const thread = await getRow(inbox, w.tx, w.dialect, w.scope, threadId);
+  const recent = await selectIn(w.tx, 'inbox_messages', w.scope)
+    .select(['message_id', 'direction', 'from_address', 'reply_to', 'to_addresses'])
+    .where('thread_id', '=', threadId).orderBy('id', 'desc').limit(REFERENCES).execute();
+  const theirs = recent.find((m) => m.direction === 'inbound');
+  const to = theirs?.reply_to ?? theirs?.from_address ?? (thread.from_address as string | null);
+  if (!to) throw badRequest('The thread has no address to reply to');
+  const receivedAt = theirs ? (parseJson<string[]>(theirs.to_addresses) ?? []).find((a) => !/^[^@]*\+[^@]*@/.test(a)) : undefined;
+  const from = body.from?.toLowerCase() ?? receivedAt;
+  if (!from) throw badRequest('No address to reply from: give `from`', 'from');
+  const id = newId('imsg');
+  const references = recent.map((m) => m.message_id).reverse();
+  const inReplyTo = theirs?.message_id ?? recent[0]?.message_id ?? null;
+  const subject = subjectOf(thread.subject as string | null);
+  const queued = await queueEmail(w, `inbox.reply:${threadId}:${id}`, {
+    from, to: [to], subject, text: body.body, html: body.html ?? null, inReplyTo, references,
+    mailboxId: body.mailbox_id ?? null, connectionId: (thread.connection_id as string | null) ?? null,
+    contactId: (thread.contact_id as string | null) ?? null, threadId, record: { type: 'inbox_thread', id: threadId },
+  });
+  const row: MessageRow = {
+    ...tenantOf(w.scope), id, thread_id: threadId, direction: 'outbound', message_id: queued.message_id, in_reply_to: inReplyTo,
+    reference_ids: JSON.stringify(references), from_address: from, from_name: null, to_addresses: JSON.stringify([to]), cc_addresses: '[]',
+    reply_to: null, subject, text: body.body, html: body.html ? sanitizeHtml(body.html) : null, date: w.now, is_auto_reply: 0, auto_reply_kind: null,
+    outbox_id: queued.id, connection_id: (thread.connection_id as string | null) ?? null, source: 'reply', raw_size: null,
+    created_at: creationTime(id, w.now), updated_at: w.now,
+  };
+  await w.tx.insertInto('inbox_messages').values(row).execute();
+  await updateIn(w.tx, 'inbox_threads', w.scope).set({ message_count: sql`message_count + 1`, last_message_at: w.now, updated_at: w.now } as never)
+    .where(sql.ref('id'), '=', threadId).execute();
+  return messageRecord(row);
+}

@@ -1,0 +1,122 @@
+// Which thread an inbound message belongs to, in order of certainty:
+// 1. its `In-Reply-To` and `References` name a message the service sent (the outbox's Message-ID)
+//    or one the thread already holds;
+// 2. it was sent to a reply address of a thread (`reply+<token>@…`, see replyToken);
+// 3. it comes from a contact and its subject, without `Re:`/`Fwd:` and their translations, is the
+//    subject of an open conversation with that contact.
+// Otherwise it starts a thread of its own.
+import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import type { InboundMail } from '../../platform/mail/parse.ts';
+import { safeEqual } from '../../platform/public/signatures.ts';
+import { selectIn } from '../../platform/resource/tenancy.ts';
+import type { Scope } from '../../platform/scope.ts';
+import type { WriteContext } from '../../platform/write.ts';
+
+/** The message the service sent that an inbound one answers (an outbox row). */
+export interface Answered {
+  outboxId: string;
+  messageId: string;
+  threadId: string | null;
+  contactId: string | null;
+  sequenceId: string | null;
+  mailboxId: string | null;
+  connectionId: string | null;
+}
+
+export interface Placement {
+  /** The thread found, or null: the message starts one. */
+  threadId: string | null;
+  /** How it was found: `references`, `reply_token`, `subject`, or `new`. */
+  by: 'references' | 'reply_token' | 'subject' | 'new';
+  answered: Answered | null;
+  contactId: string | null;
+}
+
+const PREFIX = /^\s*((re|fwd?|aw|wg|sv|vs|antw|tr|rv|ref|odp|vl)\s*(\[\d+\])?\s*:\s*)+/i;
+
+/** The subject a conversation keeps through its replies: without reply and forward prefixes, spaces folded, lower-case. */
+export function normalizeSubject(subject: string | null): string {
+  return (subject ?? '').replace(PREFIX, '').replace(/\s+/g, ' ').trim().toLowerCase().slice(0, 500);
+}
+
+/**
+ * The token of a thread's reply address, `reply+<token>@<domain>`: the thread's id and a MAC of it
+ * under the service's secret and the tenant, so an address cannot be made up to reach another
+ * thread. Lower-case throughout: mail systems may change the case of an address.
+ */
+export function replyToken(secret: string, scope: Scope, threadId: string): string {
+  const mac = createHmac('sha256', secret).update(`reply:${scope.orgId}:${scope.mode}:${threadId}`).digest('hex').slice(0, 20);
+  return `${threadId.toLowerCase()}.${mac}`;
+}
+
+/** The thread a reply address (`<anything>+<token>@…`) names, when its token is genuine. */
+export function threadOfAddress(secret: string, scope: Scope, address: string): string | null {
+  const token = /^[^@+]+\+([a-z0-9_]+\.[0-9a-f]{20})@/i.exec(address)?.[1]?.toLowerCase();
+  if (!token) return null;
+  const lower = token.slice(0, token.indexOf('.'));
+  const underscore = lower.indexOf('_');
+  // Ids are a lower-case prefix and an upper-case body (`thr_01J…`).
+  const threadId = `${lower.slice(0, underscore + 1)}${lower.slice(underscore + 1).toUpperCase()}`;
+  return safeEqual(replyToken(secret, scope, threadId), token) ? threadId : null;
+}
+
+/** The sequence of a sent message, when a sequence sent it (its record is the enrollment's sequence). */
+const sequenceOf = (recordType: string | null, recordId: string | null): string | null =>
+  recordType === 'sequence' || recordType === 'sequences' ? recordId : null;
+
+/** Ids the message refers to, nearest first: In-Reply-To, then References from the last. */
+const referred = (mail: InboundMail) => [...new Set([mail.inReplyTo, ...[...mail.references].reverse()].filter((id): id is string => Boolean(id)))].slice(0, 50);
+
+async function answeredOf(w: WriteContext, ids: string[]): Promise<Answered | null> {
+  if (ids.length === 0) return null;
+  const rows = await selectIn(w.tx, 'outbox_messages', w.scope)
+    .select(['id', 'message_id', 'thread_id', 'contact_id', 'record_type', 'record_id', 'mailbox_id', 'connection_id'])
+    .where('message_id', 'in', ids).execute();
+  const row = ids.map((id) => rows.find((r) => r.message_id === id)).find(Boolean);
+  return row ? {
+    outboxId: row.id, messageId: row.message_id!, threadId: row.thread_id, contactId: row.contact_id,
+    sequenceId: sequenceOf(row.record_type, row.record_id), mailboxId: row.mailbox_id, connectionId: row.connection_id,
+  } : null;
+}
+
+/** A thread of the tenant that exists (a sent message may name one deleted since). */
+async function existing(w: WriteContext, threadId: string | null): Promise<string | null> {
+  if (!threadId) return null;
+  const row = await selectIn(w.tx, 'inbox_threads', w.scope).select(sql.ref('id').as('id')).where(sql.ref('id'), '=', threadId).executeTakeFirst() as { id: string } | undefined;
+  return row?.id ?? null;
+}
+
+/** The contact of an address (work or personal e-mail), the oldest when several have it. */
+export async function contactOf(w: WriteContext, address: string | null): Promise<string | null> {
+  if (!address) return null;
+  const row = await selectIn(w.tx, 'contacts', w.scope).select('id')
+    .where((eb) => eb.or([eb('work_email', '=', address), eb('personal_email', '=', address)])).orderBy('id').limit(1).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** Where `mail` goes in the tenant's inbox (see the top of this file). */
+export async function placeMessage(w: WriteContext, secret: string, mail: InboundMail): Promise<Placement> {
+  const ids = referred(mail);
+  const answered = await answeredOf(w, ids);
+  const fromAddress = mail.from?.address ?? null;
+  const contactId = answered?.contactId ?? await contactOf(w, fromAddress);
+  if (ids.length > 0) {
+    const known = await selectIn(w.tx, 'inbox_messages', w.scope).select(['thread_id', 'message_id']).where('message_id', 'in', ids).execute();
+    const nearest = ids.map((id) => known.find((k) => k.message_id === id)).find(Boolean);
+    const threadId = await existing(w, nearest?.thread_id ?? answered?.threadId ?? null);
+    if (threadId) return { threadId, by: 'references', answered, contactId };
+    if (answered) return { threadId: null, by: 'references', answered, contactId };
+  }
+  for (const to of [...mail.to, ...mail.cc]) {
+    const threadId = await existing(w, threadOfAddress(secret, w.scope, to.address));
+    if (threadId) return { threadId, by: 'reply_token', answered, contactId };
+  }
+  const subject = normalizeSubject(mail.subject);
+  if (contactId && subject) {
+    const row = await selectIn(w.tx, 'inbox_threads', w.scope).select('id')
+      .where('contact_id', '=', contactId).where('normalized_subject', '=', subject).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    if (row) return { threadId: row.id, by: 'subject', answered, contactId };
+  }
+  return { threadId: null, by: 'new', answered, contactId };
+}
