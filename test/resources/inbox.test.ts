@@ -122,10 +122,16 @@ describe('threading', () => {
   it('puts a message sent to a thread\'s reply address in that thread; a forged address starts a thread of its own', async () => {
     const s = await setup();
     const first = await receive(app, s.link, rawMail());
-    const { replyToken } = await import('../../src/resources/inbox/threading.ts');
-    const token = replyToken(app.services.secret, { orgId: s.t.org_id, mode: 'live' }, first.thread_id);
+    const { replyAddress, replyToken } = await import('../../src/resources/inbox/threading.ts');
+    const scope = { orgId: s.t.org_id, mode: 'live' as const };
+    const token = replyToken(app.services.secret, scope, first.thread_id);
     const byToken = await receive(app, s.link, rawMail({ from: 'carol@example.net', subject: 'New subject', to: `reply+${token}@acme.example` }));
     expect(byToken.thread_id).toBe(first.thread_id);
+    // The address a sender puts in Reply-To, on its own mailbox (mail systems may change its case).
+    const address = replyAddress(app.services.secret, scope, first.thread_id, 'Sales@Acme.example');
+    expect(address).toMatch(/^Sales\+thr_[0-9a-z]+\.[0-9a-f]{20}@acme\.example$/);
+    const byAddress = await receive(app, s.link, rawMail({ from: 'dan@example.net', subject: 'Other', to: address.toUpperCase() }));
+    expect(byAddress.thread_id).toBe(first.thread_id);
     const forged = await receive(app, s.link, rawMail({ from: 'carol@example.net', subject: 'New subject', to: `reply+${first.thread_id.toLowerCase()}.0123456789abcdef0123@acme.example` }));
     expect(forged.thread_id).not.toBe(first.thread_id);
   });

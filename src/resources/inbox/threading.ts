@@ -50,6 +50,12 @@ export function replyToken(secret: string, scope: Scope, threadId: string): stri
   return `${threadId.toLowerCase()}.${mac}`;
 }
 
+/** The reply address of a thread on the sender's own mailbox: `ada@acme.example` gives `ada+<token>@acme.example` (a Reply-To). */
+export function replyAddress(secret: string, scope: Scope, threadId: string, from: string): string {
+  const at = from.lastIndexOf('@');
+  return `${from.slice(0, at).split('+')[0]}+${replyToken(secret, scope, threadId)}@${from.slice(at + 1).toLowerCase()}`;
+}
+
 /** The thread a reply address (`<anything>+<token>@…`) names, when its token is genuine. */
 export function threadOfAddress(secret: string, scope: Scope, address: string): string | null {
   const token = /^[^@+]+\+([a-z0-9_]+\.[0-9a-f]{20})@/i.exec(address)?.[1]?.toLowerCase();
