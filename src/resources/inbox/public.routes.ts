@@ -15,7 +15,7 @@ import { receiveMail } from './receive.ts';
 
 const RAW_TYPES = ['message/rfc822', 'application/octet-stream'];
 
-const RawMessage = Type.Unknown({ format: 'binary', description: 'The raw RFC 5322 message, as the mailbox received it' });
+const RawMessage = Type.Unknown({ description: 'The raw RFC 5322 message, as the mailbox received it' });
 
 const TokenParams = Type.Object({ token: Type.String({ description: 'The token of the inbound URL', minLength: 1, maxLength: 100, examples: ['Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs'] }) });
 

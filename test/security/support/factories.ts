@@ -216,6 +216,8 @@ const REFERENCES: Record<string, string> = {
   stage_ids: '/v1/deals/pipelines/:id/stages',
   checklist_stage_id: '/v1/pipelines/:id/stages',
   actor_org_id: 'organization',
+  // The mailbox a reply from the inbox is sent through.
+  mailbox_id: '/v1/mailboxes',
 };
 
 /** The ids of every stage of the pipeline (under `base`) that the route's factory made, once each. */
@@ -242,6 +244,9 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   'POST /v1/fields': () => ({ name: `f_${randomBytes(6).toString('hex')}`, data_type: 'text' }),
   // One suppression per channel and address.
   'POST /v1/suppressions': () => ({ address: `s${randomBytes(6).toString('hex')}@example.com` }),
+  // A thread is snoozed until a time ahead; assigned to text of the client's own (a member id must exist).
+  'POST /v1/inbox/:id/snooze': () => ({ until: Math.floor(Date.now() / 1000) + 86_400 }),
+  'POST /v1/inbox/:id/assign': () => ({ assignee: 'ada@example.com' }),
   // A domain is taken once per organization and mode.
   'POST /v1/domains': () => ({ domain: `d${randomBytes(6).toString('hex')}.example.com` }),
   // An assert needs a natural key to match on.
