@@ -29,6 +29,7 @@ import { members } from './migrations/0023-members.ts';
 import { sendingDomains } from './migrations/0024-sending-domains.ts';
 import { suppressions } from './migrations/0025-suppressions.ts';
 import { inbox } from './migrations/0026-inbox.ts';
+import { mailboxes } from './migrations/0027-mailboxes.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -59,6 +60,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0024-sending-domains': sendingDomains(database.dialect),
     '0025-suppressions': suppressions(database.dialect),
     '0026-inbox': inbox(database.dialect),
+    '0027-mailboxes': mailboxes(database.dialect),
   };
 }
 

@@ -517,6 +517,24 @@ export interface ListsTable {
   updated_at: number;
 }
 
+export interface MailboxesTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  email: string;
+  display_name: string | null;
+  connection_id: string | null;
+  daily_limit: number;
+  hourly_limit: number | null;
+  warmup: string;
+  warmup_started_at: number | null;
+  signature: string | null;
+  timezone: string;
+  owner: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface MembersTable {
   org_id: string;
   mode: Mode;
@@ -804,6 +822,7 @@ export interface DB {
   list_entries: ListEntriesTable;
   list_members: ListMembersTable;
   lists: ListsTable;
+  mailboxes: MailboxesTable;
   members: MembersTable;
   notes: NotesTable;
   organizations: OrganizationsTable;

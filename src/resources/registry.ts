@@ -34,6 +34,8 @@ import { inboxRoutes } from './inbox/inbox.routes.ts';
 import { publicInboundRoutes } from './inbox/public.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
+import { mailboxes } from './mailboxes/mailboxes.resource.ts';
+import { mailboxRoutes } from './mailboxes/mailboxes.routes.ts';
 import { members } from './members/members.resource.ts';
 import { notes } from './notes/notes.resource.ts';
 import { outboxMessages } from '../platform/outbox/outbox.resource.ts';
@@ -109,6 +111,8 @@ export const groups: Group[] = [
   // Providers' accounts (configuration, kept by a sandbox reset) and every message made through them.
   resource(connections),
   resource(outboxMessages, outboxRoutes),
+  // The addresses messages are sent from (configuration, kept by a reset), with their limits.
+  resource(mailboxes, mailboxRoutes),
   // Threads of inbound mail, and the inbound side of e-mail connections (their inbound URL, IMAP
   // polls), whose state (inbound_links, imap_cursors) a sandbox reset keeps, like the connections.
   resource(inbox, inboxRoutes),

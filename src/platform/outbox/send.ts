@@ -46,9 +46,10 @@ export function messageIdFor(w: WriteContext, sendKey: string, from: string): st
 /**
  * Queues `message` under `sendKey` (unique per tenant): the row and its send job, with the write; a
  * key asked before answers the first message unchanged. A suppressed recipient makes it
- * `suppressed`: recorded, never sent.
+ * `suppressed`: recorded, never sent. `options.runAt` (milliseconds) delays the job: a caller that
+ * sends at once itself leaves it as a guard that records the send interrupted if the process stops.
  */
-export async function queueEmail(w: WriteContext, sendKey: string, message: OutgoingEmail): Promise<{ id: string; message_id: string; status: string }> {
+export async function queueEmail(w: WriteContext, sendKey: string, message: OutgoingEmail, options: { runAt?: number } = {}): Promise<{ id: string; message_id: string; status: string }> {
   const known = await selectIn(w.tx, 'outbox_messages', w.scope).select(['id', 'message_id', 'status']).where('send_key', '=', sendKey).executeTakeFirst();
   if (known) return { id: known.id, message_id: known.message_id ?? '', status: known.status };
   const to = [...new Set(message.to.map((a) => normalizeAddress('email', a)))];
@@ -78,7 +79,7 @@ export async function queueEmail(w: WriteContext, sendKey: string, message: Outg
     created_at: at, updated_at: at,
   };
   await w.tx.insertInto('outbox_messages').values(row).execute();
-  if (!suppressed) w.enqueue(OUTBOX_SEND, { id } satisfies SendPayload);
+  if (!suppressed) w.enqueue(OUTBOX_SEND, { id } satisfies SendPayload, options);
   else w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, row));
   return { id, message_id: messageId, status: row.status };
 }

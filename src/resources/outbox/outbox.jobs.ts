@@ -4,22 +4,28 @@
 // whether the provider took the message cannot be known (RFC 1047), and sending it again could reach
 // a person twice, so it is recorded `failed` (interrupted) and not sent again by itself. A transient
 // refusal (4xx, no connection) is known to have sent nothing: the attempt is undone and retried.
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { AppError } from '../../platform/errors.ts';
-import { defineJobKind } from '../../platform/jobs/kinds.ts';
+import { defineJobKind, RetryLater } from '../../platform/jobs/kinds.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { outboxMessages } from '../../platform/outbox/outbox.resource.ts';
 import { OUTBOX_SEND, type SendPayload } from '../../platform/outbox/send.ts';
 import { suppressionOf } from '../../platform/outbox/suppressions.ts';
-import { emailKind, PermanentSendError, type EmailDriver, type EmailMessage } from '../../platform/providers/email/email.ts';
+import { emailKind, PermanentSendError, type EmailDriver, type EmailMessage, type SendAnswer } from '../../platform/providers/email/email.ts';
 import { resolveProvider } from '../../platform/providers/registry.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
+import type { Scope } from '../../platform/scope.ts';
+import { nowMillis } from '../../platform/clock.ts';
 import { secretOf } from '../../platform/secret.ts';
 import { runWrite, type WriteContext } from '../../platform/write.ts';
 import type { Config } from '../../config.ts';
+import { dkimKeyFor } from '../domains/dkim.ts';
+import { holdMailbox } from '../mailboxes/sending.ts';
 
 export const INTERRUPTED = 'Interrupted: the process stopped while the provider was being called, so whether it took the message is unknown; it is not sent again by itself';
 
@@ -33,8 +39,16 @@ async function fail(w: WriteContext, row: Row, status: 'failed' | 'suppressed', 
   w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
 }
 
-/** Begins the attempt: the driver and the message to give it, or nothing when it is not to be sent. */
-async function begin(w: WriteContext, id: string, secret: string, config: Config): Promise<{ driver: EmailDriver; message: EmailMessage } | undefined> {
+/** What beginning an attempt gives: the driver and the message, or the time its mailbox has room again. */
+export type Begun = { driver: EmailDriver; message: EmailMessage } | { retryAt: number; reason: string };
+
+/**
+ * Begins the attempt: the driver and the message to give it, or nothing when it is not to be sent. A
+ * message of a mailbox goes through the mailbox's connection under its name, and waits while the
+ * mailbox is at its limit (mailboxes/sending.ts); every live message from a verified sending domain
+ * is signed with the domain's DKIM key.
+ */
+export async function beginSend(w: WriteContext, id: string, secret: string, config: Config): Promise<Begun | undefined> {
   const row = await selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', id).executeTakeFirst() as Row | undefined;
   if (!row || row.status !== 'queued') return undefined;
   if (row.attempted_at !== null) return void await fail(w, row, 'failed', INTERRUPTED);
@@ -43,9 +57,18 @@ async function begin(w: WriteContext, id: string, secret: string, config: Config
     const found = await suppressionOf(w.tx, w.scope, 'email', address);
     if (found) return void await fail(w, row, 'suppressed', `${address} is suppressed (${found.reason})`);
   }
+  let connectionId = row.connection_id as string | null;
+  let fromName: string | null = null;
+  if (row.mailbox_id) {
+    const held = await holdMailbox(w, row.mailbox_id as string);
+    if ('gone' in held) return void await fail(w, row, 'failed', held.gone);
+    if ('retryAt' in held) return held;
+    connectionId ??= held.sender.connectionId;
+    fromName = held.sender.displayName;
+  }
   let resolved;
   try {
-    resolved = await resolveProvider(emailKind, { db: w.tx, scope: w.scope, secret, config }, row.connection_id as string | null);
+    resolved = await resolveProvider(emailKind, { db: w.tx, scope: w.scope, secret, config }, connectionId);
   } catch (error) {
     if (error instanceof AppError) return void await fail(w, row, 'failed', error.message);
     throw error;
@@ -53,23 +76,52 @@ async function begin(w: WriteContext, id: string, secret: string, config: Config
   await updateIn(w.tx, 'outbox_messages', w.scope).set({
     attempted_at: w.now, attempts: Number(row.attempts) + 1, provider: resolved.provider, connection_id: resolved.connectionId ?? row.connection_id as string | null, updated_at: w.now,
   }).where('id', '=', id).execute();
-  const from = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
+  const named = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
+  const from = named ? { name: named[1], address: named[2] } : { address: row.from_address as string, name: fromName };
+  const dkim = resolved.provider === 'local' ? undefined : await dkimKeyFor(w.tx, w.scope, secret, from.address);
   return {
     driver: resolved.driver,
     message: {
-      messageId: row.message_id as string, from: from ? { name: from[1], address: from[2] } : { address: row.from_address as string },
-      to, subject: row.subject as string, text: row.text as string | null, html: row.html as string | null, headers: parseJson<Record<string, string>>(row.headers),
+      messageId: row.message_id as string, from, to, subject: row.subject as string, text: row.text as string | null, html: row.html as string | null,
+      headers: parseJson<Record<string, string>>(row.headers), ...(dkim ? { dkim } : {}),
     },
   };
 }
 
+/** Records a message the provider took, with `message.sent` (and the local driver's outcome). */
+export async function recordSent(database: Database, scope: Scope, id: string, taken: SendAnswer): Promise<void> {
+  await runWrite(database, scope, async (w) => {
+    const row = await readRow(w, id);
+    const changes = { status: 'sent', sent_at: w.now, error: null, provider_answer: JSON.stringify(taken), updated_at: w.now };
+    await updateIn(w.tx, 'outbox_messages', w.scope).set(changes).where('id', '=', id).execute();
+    w.emit('message.sent', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
+    if (taken.outcome) await recordOutcome(w, id, taken.outcome, { reason: taken.response, addresses: taken.rejected });
+  });
+}
+
+/** Records a message the provider refused (or could not be reached for) as failed, with what it said. */
+export async function recordRefused(database: Database, scope: Scope, id: string, error: Error): Promise<void> {
+  await runWrite(database, scope, async (w) => {
+    const row = await readRow(w, id);
+    const response = error instanceof PermanentSendError ? error.response : error.message;
+    await updateIn(w.tx, 'outbox_messages', w.scope).set({ provider_answer: JSON.stringify({ response }) }).where('id', '=', id).execute();
+    await fail(w, row, 'failed', error.message);
+  });
+}
+
 export const outboxSend = defineJobKind<SendPayload>({
   ...OUTBOX_SEND,
-  async run({ id }, { database, config, job }) {
+  async run({ id }, { database, config, job, settle }) {
     const scope = { orgId: job.orgId, mode: job.mode as Mode };
     const secret = await secretOf(database.db, config.secretKey);
-    const attempt = await runWrite(database, scope, (w) => begin(w, id, secret, config));
+    const attempt = await runWrite(database, scope, (w) => beginSend(w, id, secret, config));
     if (!attempt) return;
+    if ('retryAt' in attempt) {
+      // A mailbox at its limit is no failure: the attempt the claim counted is given back with the
+      // outcome, so waiting, however long, never makes the message dead.
+      settle((db) => db.updateTable('jobs').set({ attempts: sql`attempts - 1` }).where('org_id', '=', job.orgId).where('mode', '=', job.mode as Mode).where('id', '=', job.id).where('attempts', '>', 0).execute());
+      throw new RetryLater(attempt.reason, Math.max(1000, attempt.retryAt * 1000 - nowMillis()));
+    }
     let answer;
     try {
       answer = await attempt.driver.send(attempt.message);
@@ -80,20 +132,9 @@ export const outboxSend = defineJobKind<SendPayload>({
         await runWrite(database, scope, (w) => updateIn(w.tx, 'outbox_messages', w.scope).set({ attempted_at: null, error: message, updated_at: w.now }).where('id', '=', id).execute());
         throw error;
       }
-      return runWrite(database, scope, async (w) => {
-        const row = await readRow(w, id);
-        await updateIn(w.tx, 'outbox_messages', w.scope).set({ provider_answer: JSON.stringify({ response: error.response }) }).where('id', '=', id).execute();
-        await fail(w, row, 'failed', message);
-      });
+      return recordRefused(database, scope, id, error);
     }
     // Taken: a failure from here on leaves the attempt begun, and the message is never sent twice.
-    const taken = answer;
-    await runWrite(database, scope, async (w) => {
-      const row = await readRow(w, id);
-      const changes = { status: 'sent', sent_at: w.now, error: null, provider_answer: JSON.stringify(taken), updated_at: w.now };
-      await updateIn(w.tx, 'outbox_messages', w.scope).set(changes).where('id', '=', id).execute();
-      w.emit('message.sent', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
-      if (taken.outcome) await recordOutcome(w, id, taken.outcome, { reason: taken.response, addresses: taken.rejected });
-    });
+    await recordSent(database, scope, id, answer);
   },
 });

@@ -17,6 +17,7 @@ import { grantCredits } from '../usage/usage.store.ts';
 import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
 import { seedSandboxDomain } from './sandbox.domains.ts';
+import { seedSandboxMailbox } from './sandbox.mailboxes.ts';
 import { SANDBOX_MEMBERS, seedSandboxMembers } from './sandbox.members.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
 import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
@@ -124,6 +125,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   const quoted = deals.find((d) => d.contact_id !== null);
   if (quoted) await seedSandboxQuotes(w, { id: quoted.id, contactId: quoted.contact_id!, name: quoted.name });
   await seedSandboxDomain(w, 60 * 86_400);
+  await seedSandboxMailbox(w);
   return sandboxSummary();
 }
 

@@ -218,6 +218,7 @@ const REFERENCES: Record<string, string> = {
   actor_org_id: 'organization',
   // The mailbox a reply from the inbox is sent through.
   mailbox_id: '/v1/mailboxes',
+  mailbox_ids: '/v1/mailboxes',
 };
 
 /** The ids of every stage of the pipeline (under `base`) that the route's factory made, once each. */
@@ -247,6 +248,8 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // A thread is snoozed until a time ahead; assigned to text of the client's own (a member id must exist).
   'POST /v1/inbox/:id/snooze': () => ({ until: Math.floor(Date.now() / 1000) + 86_400 }),
   'POST /v1/inbox/:id/assign': () => ({ assignee: 'ada@example.com' }),
+  // A mailbox's address is taken once per organization and mode.
+  'POST /v1/mailboxes': () => ({ email: `m${randomBytes(6).toString('hex')}@example.com` }),
   // A domain is taken once per organization and mode.
   'POST /v1/domains': () => ({ domain: `d${randomBytes(6).toString('hex')}.example.com` }),
   // An assert needs a natural key to match on.

@@ -73,7 +73,9 @@ export const emailKind = defineProviderKind<EmailDriver>({
   kind: 'email',
   noun: 'e-mail',
   setting: 'EMAIL_SMTP_URL',
-  adapters: { smtp: smtpAdapter },
+  // Read when used: smtp.ts imports this module, so whichever of the two loads first sees the
+  // other's bindings unset while it runs.
+  adapters: { get smtp() { return smtpAdapter; } },
   local: localEmail,
   fromConfig: (config: Config) => (config.emailSmtpUrl ? fromSmtpUrl(config.emailSmtpUrl) : undefined),
 });
