@@ -39,6 +39,6 @@ export const SCHEDULES: readonly Schedule[] = [
   { cron: '23 3 * * *', kind: pruneWebhookDeliveries },
   // Pages answer records whose stored text a change cleared from their rows until this writes it again.
   { cron: '* * * * *', kind: storedJson },
-  // Starts the IMAP polls of connections that have none waiting (new ones; a chain a crash broke).
+  // Starts the IMAP polls of connections that have none waiting (a chain that broke).
   { cron: '*/5 * * * *', kind: imapPollSweep },
 ];

@@ -128,11 +128,18 @@ describe.skipIf(!imap)('polling an IMAP mailbox (Dovecot)', () => {
     }
   });
 
-  it('records a refused login on the cursor', async () => {
+  it('polls a connection as soon as it is made, recording a refused login on its cursor; a test-mode connection is never polled', async () => {
     const s = await setup({ host: imap!.hostname, port: Number(imap!.port), secure: false }, { username: 'inbox', password: 'wrong' });
-    const polled = await pollNow(s.c, s.id);
+    // No poll asked for: the connection's first poll came with its creation.
+    const polled = await waitFor(() => state(s.c, s.id), (x) => x.last_error !== null, 60_000, 100);
     expect(polled.last_error).toBe('The IMAP server refused the username or password');
     expect(await ok(s.c.get('/v1/inbox'))).toEqual([]);
+    const sandboxed = await emailConnection(s.t.test, { host: imap!.hostname, port: Number(imap!.port), secure: false });
+    const jobs = await app.services.database.db.selectFrom('jobs').select('id').where('org_id', '=', s.t.org_id).where('mode', '=', 'test').where('schedule_key', '=', pollKey(sandboxed)).execute();
+    expect(jobs).toEqual([]);
+    expect(await ok(s.t.test.post(`/v1/connections/${sandboxed}/poll`), 202)).toMatchObject({ queued: true });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await state(s.t.test, sandboxed)).toMatchObject({ last_polled_at: null, last_error: null });
   });
 });
 

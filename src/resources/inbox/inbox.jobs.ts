@@ -1,6 +1,7 @@
 // The inbox's background work: each connection's IMAP poll (a job per connection that schedules its
-// successor, imap-poll.ts), the sweep that starts the polls of connections that have none waiting
-// (new ones, or one whose chain a crash broke), and the wake-up of snoozed threads.
+// successor, imap-poll.ts; the first comes with the connection's creation, inbox.fanout.ts), the
+// sweep that starts the polls of connections that have none waiting (one whose chain broke: a poll
+// that died of store failures), and the wake-up of snoozed threads.
 import { sql } from 'kysely';
 import type { Mode } from '../../db/schema.ts';
 import { defineJobKind } from '../../platform/jobs/kinds.ts';
