@@ -251,13 +251,18 @@ describe('threads', () => {
     const s = await setup();
     const first = await receive(app, s.link, rawMail({ from: 'Bob <bob@example.org>', headers: { 'Reply-To': 'bob.replies@example.org' } }));
     const theirs = (await thread(s.c, first.thread_id)).messages[0].message_id;
-    const reply = await ok(s.c.post(`/v1/inbox/${first.thread_id}/reply`, { body: 'Tuesday at 10 works.', mailbox_id: 'mbx_walked' }), 201);
-    expect(reply).toMatchObject({ direction: 'outbound', from_address: 'sales@acme.example', to_addresses: ['bob.replies@example.org'], subject: 'Re: Pilot next week', in_reply_to: theirs, references: [theirs], source: 'reply' });
+    // Without a mailbox, from the address their message came to.
+    const plain = await ok(s.c.post(`/v1/inbox/${first.thread_id}/reply`, { body: 'Thanks, looking.' }), 201);
+    expect(plain).toMatchObject({ from_address: 'sales@acme.example', to_addresses: ['bob.replies@example.org'] });
+    await fails(s.c.post(`/v1/inbox/${first.thread_id}/reply`, { body: 'x', mailbox_id: 'mbx_unknown' }), 404, 'Mailbox not found');
+    const mailbox = await ok(s.c.post('/v1/mailboxes', { email: 'ada@acme.example', display_name: 'Ada Lovelace' }), 201);
+    const reply = await ok(s.c.post(`/v1/inbox/${first.thread_id}/reply`, { body: 'Tuesday at 10 works.', mailbox_id: mailbox.id }), 201);
+    expect(reply).toMatchObject({ direction: 'outbound', from_address: 'ada@acme.example', to_addresses: ['bob.replies@example.org'], subject: 'Re: Pilot next week', in_reply_to: theirs, references: [theirs, plain.message_id], source: 'reply' });
     const row = await app.services.database.db.selectFrom('outbox_messages').selectAll().where('id', '=', reply.outbox_id).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ message_id: reply.message_id, thread_id: first.thread_id, mailbox_id: 'mbx_walked', subject: 'Re: Pilot next week', text: 'Tuesday at 10 works.' });
-    expect(parseJson(row.headers)).toMatchObject({ 'In-Reply-To': theirs, References: theirs });
+    expect(row).toMatchObject({ message_id: reply.message_id, thread_id: first.thread_id, mailbox_id: mailbox.id, from_address: 'Ada Lovelace <ada@acme.example>', subject: 'Re: Pilot next week', text: 'Tuesday at 10 works.' });
+    expect(parseJson(row.headers)).toMatchObject({ 'In-Reply-To': theirs, References: `${theirs} ${plain.message_id}` });
     const t = await thread(s.c, first.thread_id);
-    expect(t.message_count).toBe(2);
+    expect(t.message_count).toBe(3);
     // Their answer to the reply comes back into the thread.
     const back = await receive(app, s.link, rawMail({ subject: 'Re: Re: Pilot next week', inReplyTo: reply.message_id }));
     expect(back).toMatchObject({ thread_id: first.thread_id, outbox_id: reply.outbox_id });

@@ -56,7 +56,7 @@ export async function inboxRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/inbox/:id/reply', {
     schema: {
       tags, operationId: 'replyToThread', summary: 'Reply in a thread',
-      description: 'Sends `body` (plain text; `html` too if given) to the other side of the thread through the outbox, threaded: `In-Reply-To` the latest message from them, `References` the thread\'s messages, the subject `Re:` the thread\'s. It is sent from `from`, else from the address their latest message was sent to (400 when neither is known). The reply is added to the thread (`direction: outbound`, `outbox_id` naming the outbox message). In test mode nothing leaves the service: the outbox records it.',
+      description: 'Sends `body` (plain text; `html` too if given) to the other side of the thread through the outbox, threaded: `In-Reply-To` the latest message from them, `References` the thread\'s messages, the subject `Re:` the thread\'s. It goes through `mailbox_id` (else the thread\'s mailbox; an unknown one is 404 `Mailbox not found`), from `from`, else the mailbox\'s address, else the address their latest message was sent to (400 when none is known). The reply is added to the thread (`direction: outbound`, `outbox_id` naming the outbox message). In test mode nothing leaves the service: the outbox records it.',
       params, body: s.ReplyBody, response: { 201: Data(s.ReplySchema, 'The reply, as a message of the thread'), ...errorResponses(400, 404) },
     },
   }, (req, reply) => mutate(req, reply, 201, (w) => replyInThread(w, req.params.id, req.body)));

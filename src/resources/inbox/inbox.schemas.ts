@@ -20,8 +20,8 @@ export const TagBody = Type.Object({
 export const ReplyBody = Type.Object({
   body: Str({ description: 'The reply, plain text', minLength: 1, maxLength: 100_000, examples: ['Tuesday at 10 works for us. Talk then!'] }),
   html: Type.Optional(Str({ description: 'The reply as HTML too (sent as the message\'s HTML part)', maxLength: 200_000, examples: ['<p>Tuesday at 10 works for us.</p>'] })),
-  from: Type.Optional(Str({ description: 'The address to send from; the address their latest message was sent to when omitted', maxLength: 320, format: 'email', examples: ['sales@acme.example'] })),
-  mailbox_id: Type.Optional(Str({ description: 'The mailbox to send through, recorded on the outbox message', maxLength: 64, examples: ['mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
+  from: Type.Optional(Str({ description: 'The address to send from; else the mailbox\'s, else the address their latest message was sent to', maxLength: 320, format: 'email', examples: ['sales@acme.example'] })),
+  mailbox_id: Type.Optional(Str({ description: 'The mailbox to send through (its address is the sender unless `from` says otherwise; its limits hold); the thread\'s mailbox when omitted. An unknown one is 404 `Mailbox not found`', maxLength: 64, examples: ['mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] })),
 }, { additionalProperties: false });
 
 export const ReplySchema = MessageSchema;

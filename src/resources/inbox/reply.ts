@@ -3,7 +3,7 @@
 // conversation), and added to the thread as an outbound message.
 import { sql } from 'kysely';
 import { parseJson } from '../../db/sql.ts';
-import { badRequest } from '../../platform/errors.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 import { creationTime, newId } from '../../platform/ids.ts';
 import { sanitizeHtml } from '../../platform/mail/sanitize.ts';
 import { queueEmail } from '../../platform/outbox/send.ts';
@@ -30,16 +30,20 @@ export async function replyInThread(w: WriteContext, threadId: string, body: Sta
   const theirs = recent.find((m) => m.direction === 'inbound');
   const to = theirs?.reply_to ?? theirs?.from_address ?? (thread.from_address as string | null);
   if (!to) throw badRequest('The thread has no address to reply to');
+  // Sent through the mailbox asked for, else the thread's (the mailbox of the message it answers).
+  const mailboxId = body.mailbox_id ?? (thread.mailbox_id as string | null);
+  const mailbox = mailboxId ? await selectIn(w.tx, 'mailboxes', w.scope).select(['id', 'email', 'display_name', 'connection_id']).where('id', '=', mailboxId).executeTakeFirst() : undefined;
+  if (body.mailbox_id && !mailbox) throw notFound('Mailbox not found');
   const receivedAt = theirs ? (parseJson<string[]>(theirs.to_addresses) ?? []).find((a) => !/^[^@]*\+[^@]*@/.test(a)) : undefined;
-  const from = body.from?.toLowerCase() ?? receivedAt;
-  if (!from) throw badRequest('No address to reply from: give `from`', 'from');
+  const from = body.from?.toLowerCase() ?? mailbox?.email ?? receivedAt;
+  if (!from) throw badRequest('No address to reply from: give `from` or `mailbox_id`', 'from');
   const id = newId('imsg');
   const references = recent.map((m) => m.message_id).reverse();
   const inReplyTo = theirs?.message_id ?? recent[0]?.message_id ?? null;
   const subject = subjectOf(thread.subject as string | null);
   const queued = await queueEmail(w, `inbox.reply:${threadId}:${id}`, {
-    from, to: [to], subject, text: body.body, html: body.html ?? null, inReplyTo, references,
-    mailboxId: body.mailbox_id ?? null, connectionId: (thread.connection_id as string | null) ?? null,
+    from, fromName: mailbox?.display_name ?? null, to: [to], subject, text: body.body, html: body.html ?? null, inReplyTo, references,
+    mailboxId: mailbox?.id ?? null, connectionId: mailbox?.connection_id ?? (thread.connection_id as string | null) ?? null,
     contactId: (thread.contact_id as string | null) ?? null, threadId, record: { type: 'inbox_thread', id: threadId },
   });
   const row: MessageRow = {
