@@ -104,6 +104,9 @@ describe('threading', () => {
     expect([second.thread_id, third.thread_id]).toEqual([first.thread_id, first.thread_id]);
     const t = await thread(s.c, first.thread_id);
     expect(t.message_count).toBe(3);
+    expect((await ok(s.c.get('/v1/inbox')))[0].message_count).toBe(3);
+    const counted = (await ok(s.c.get('/v1/events?type=thread.updated'))).map((e: Json) => e.previous_attributes.message_count);
+    expect(counted).toEqual([2, 1]);
     expect(t.messages[1]).toMatchObject({ in_reply_to: firstId });
   });
 
@@ -251,6 +254,8 @@ describe('threads', () => {
     const s = await setup();
     const first = await receive(app, s.link, rawMail({ from: 'Bob <bob@example.org>', headers: { 'Reply-To': 'bob.replies@example.org' } }));
     const theirs = (await thread(s.c, first.thread_id)).messages[0].message_id;
+    // A list read before (and so kept) is not answered again once the thread has a reply.
+    expect((await ok(s.c.get('/v1/inbox')))[0].message_count).toBe(1);
     // Without a mailbox, from the address their message came to.
     const plain = await ok(s.c.post(`/v1/inbox/${first.thread_id}/reply`, { body: 'Thanks, looking.' }), 201);
     expect(plain).toMatchObject({ from_address: 'sales@acme.example', to_addresses: ['bob.replies@example.org'] });
@@ -263,6 +268,9 @@ describe('threads', () => {
     expect(parseJson(row.headers)).toMatchObject({ 'In-Reply-To': theirs, References: `${theirs} ${plain.message_id}` });
     const t = await thread(s.c, first.thread_id);
     expect(t.message_count).toBe(3);
+    expect((await ok(s.c.get('/v1/inbox')))[0].message_count).toBe(3);
+    const counted = (await ok(s.c.get('/v1/events?type=thread.updated'))).map((e: Json) => e.previous_attributes.message_count);
+    expect(counted).toEqual([2, 1]);
     // Their answer to the reply comes back into the thread.
     const back = await receive(app, s.link, rawMail({ subject: 'Re: Re: Pilot next week', inReplyTo: reply.message_id }));
     expect(back).toMatchObject({ thread_id: first.thread_id, outbox_id: reply.outbox_id });

@@ -4,7 +4,6 @@
 // marks the send replied (`reply.received`); an automatic reply is kept in the thread and recorded as
 // `reply.received` with `is_auto_reply`, but counts as no answer; a delivery status notification
 // marks the send bounced (a hard bounce suppresses the address).
-import { sql } from 'kysely';
 import { parseJson } from '../../db/sql.ts';
 import { creationTime, newId } from '../../platform/ids.ts';
 import type { InboundMail } from '../../platform/mail/parse.ts';
@@ -15,6 +14,7 @@ import type { WriteContext } from '../../platform/write.ts';
 import { inbox } from './inbox.resource.ts';
 import { messageRecord, type MessageRow } from './messages.ts';
 import { markBounced, markReplied } from './sent-outcomes.ts';
+import { countMessages } from './thread-writes.ts';
 import { normalizeSubject, placeMessage, type Answered } from './threading.ts';
 
 export interface Arrival {
@@ -72,15 +72,6 @@ async function addSent(w: WriteContext, threadId: string, answered: Answered): P
   return row;
 }
 
-/** Adds a message's weight to its thread: one more message, the latest time. */
-async function countIn(w: WriteContext, threadId: string, messages: number, at: number): Promise<void> {
-  await updateIn(w.tx, 'inbox_threads', w.scope).set({
-    message_count: sql`message_count + ${messages}`,
-    last_message_at: sql`case when last_message_at is null or last_message_at < ${at} then ${at} else last_message_at end`,
-    updated_at: w.now,
-  } as never).where(sql.ref('id'), '=', threadId).execute();
-}
-
 /** Records `mail` in the tenant's inbox (see the top of this file); the service's secret checks reply addresses. */
 export async function receiveMail(w: WriteContext, secret: string, mail: InboundMail, arrival: Arrival): Promise<Received> {
   const known = await selectIn(w.tx, 'inbox_messages', w.scope).select(['id', 'thread_id', 'is_auto_reply', 'outbox_id']).where('message_id', '=', mail.messageId).executeTakeFirst();
@@ -96,7 +87,8 @@ export async function receiveMail(w: WriteContext, secret: string, mail: Inbound
   if (!threadId) {
     threadId = await newThread(w, mail, arrival, placed.contactId, placed.answered);
     created = true;
-    if (placed.answered && await addSent(w, threadId, placed.answered)) await countIn(w, threadId, 1, w.now);
+    const first = placed.answered ? await addSent(w, threadId, placed.answered) : undefined;
+    if (first) await countMessages(w, threadId, 1, Number(first.date), false);
   }
   const id = newId('imsg');
   const date = mail.date ?? w.now;
@@ -108,9 +100,7 @@ export async function receiveMail(w: WriteContext, secret: string, mail: Inbound
     source: arrival.source, raw_size: mail.size, created_at: creationTime(id, w.now), updated_at: w.now,
   };
   await w.tx.insertInto('inbox_messages').values(row).execute();
-  await countIn(w, threadId, 1, Math.max(date, 0));
-
-  const threadRow = await selectIn(w.tx, 'inbox_threads', w.scope).selectAll().where(sql.ref('id'), '=', threadId).executeTakeFirstOrThrow();
+  const threadRow = await countMessages(w, threadId, 1, Math.max(date, 0), !created);
   const message = messageRecord(row);
   if (created) w.emit(inbox.events.created, await presentOne(inbox, w.tx, w.scope, threadRow as never));
   else if (!automatic && threadRow.status !== 'open') await performAction(inbox, w, threadRow as never, 'reopen');

@@ -1,17 +1,17 @@
 // A reply from a thread: queued in the outbox (which sends it, or in test mode only records it),
 // threaded for the other side's mail client (`In-Reply-To` their latest message, `References` the
 // conversation), and added to the thread as an outbound message.
-import { sql } from 'kysely';
 import { parseJson } from '../../db/sql.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { creationTime, newId } from '../../platform/ids.ts';
 import { sanitizeHtml } from '../../platform/mail/sanitize.ts';
 import { queueEmail } from '../../platform/outbox/send.ts';
 import { getRow } from '../../platform/resource/store.ts';
-import { selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
+import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { inbox } from './inbox.resource.ts';
 import { messageRecord, type MessageRow } from './messages.ts';
+import { countMessages } from './thread-writes.ts';
 import type { Static } from 'typebox';
 import type { ReplyBody } from './inbox.schemas.ts';
 
@@ -54,7 +54,6 @@ export async function replyInThread(w: WriteContext, threadId: string, body: Sta
     created_at: creationTime(id, w.now), updated_at: w.now,
   };
   await w.tx.insertInto('inbox_messages').values(row).execute();
-  await updateIn(w.tx, 'inbox_threads', w.scope).set({ message_count: sql`message_count + 1`, last_message_at: w.now, updated_at: w.now } as never)
-    .where(sql.ref('id'), '=', threadId).execute();
+  await countMessages(w, threadId, 1, w.now, true);
   return messageRecord(row);
 }
