@@ -387,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Launch a drafted campaign
-         * @description Stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. No steps: 409; no audience list: 400. Moves `draft` to `active` and records `campaign.launched`. From `active`, `paused`, `completed`: 409 `A campaign that is <state> cannot be …`.
+         * @description Runs the launch preflight (`GET /v1/campaigns/{id}/launch/preflight`) first: when a check fails, the launch is refused with 409, a `detail` naming the failing checks and `checks` holding them, and nothing changes; `{"force": true}` launches anyway, and warnings never block. Then stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. No steps: 409; no audience list: 400, even when forced. Moves `draft` to `active` and records `campaign.launched`. From `active`, `paused`, `completed`: 409 `A campaign that is <state> cannot be …`.
          */
         post: operations["launchCampaign"];
         delete?: never;
@@ -430,6 +430,26 @@ export interface paths {
          * @description Resumes a paused campaign; one without steps is 409. Moves `paused` to `active` and records `campaign.resumed`. From `draft`, `active`, `completed`: 409 `A campaign that is <state> cannot be …`.
          */
         post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/launch/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check a campaign before its launch
+         * @description Runs the checks the launch runs, changing nothing: `steps` (present, each with what its channel needs, and every `{{ variable }}` of a subject or body set for every contact enrolled, naming up to 5 that lack one), `audience` (its size, how many are suppressed or have no e-mail address; none left fails), `mailboxes` (attached for e-mail steps, and the sending days their limits need: over 14 warns), `domains` (the sending domain of each mailbox verified: SPF, DKIM and DMARC), `unsubscribe` (campaign e-mail carries a one-click List-Unsubscribe; a body without a visible unsubscribe warns), `schedule` (the sending window opens within 7 days) and `credits` (the balance covers the launch, one credit per contact enrolled; sends are not billed). They follow the rules Gmail and Yahoo set for bulk senders. `ready` is false when any check fails; the launch is then refused with 409 unless forced. Any state; 404 `Campaign not found`.
+         */
+        get: operations["preflightCampaignLaunch"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2708,6 +2728,510 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connections
+         * @description Lists the provider connections, newest first; filter by `kind` or `provider`. Credentials are never answered: `credentials_set` says whether some are stored.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        /**
+         * Create a connection
+         * @description Connects a provider: `settings` as the provider needs them (checked: 422 naming the member at fault), `credentials` sealed under the service's key and never answered. Calls made with a test-mode key never use a connection: they go to the local driver and are recorded in the outbox. A server named by a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW_PRIVATE).
+         */
+        post: operations["createConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a connection
+         * @description Reads one connection, without its credentials.
+         */
+        get: operations["getConnection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a connection
+         * @description Deletes the connection and its sealed credentials.
+         */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a connection
+         * @description Changes the name, settings, credentials (replaced as a whole; null clears them) or `is_default`. `kind` and `provider` are fixed at creation.
+         */
+        patch: operations["updateConnection"];
+        trace?: never;
+    };
+    "/v1/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List outbox messages
+         * @description Lists the messages the service made, newest first, with an exact `total`: in test mode what the local driver recorded instead of sending, in live mode what was sent. Filters combine: `channel`, `status`, `record_id`, `contact_id`, `mailbox_id`, `created_after`.
+         */
+        get: operations["listOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/outbox/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an outbox message
+         * @description Reads one message: its rendered subject and bodies, headers, recipients, status and what the provider answered.
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/outbox/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate what happens to a message
+         * @description Test keys only (a live key is 403: live outcomes come from the provider and the mailbox). Records an outcome of a sent message as if its recipient's server or the recipient had caused it, with its event (`message.delivered`, `message.bounced`, `message.opened`, `message.clicked`, `reply.received`): so an integration can be driven through every path without mailing anyone. An outcome already recorded changes nothing (200, the message as it is); a message never sent (`queued`, `failed`, `suppressed`) is 409.
+         */
+        post: operations["simulateOutboxMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mailboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List mailboxes
+         * @description Lists the mailboxes, newest first, each with its `allowance` now. Filters combine: `connection_id`, `owner`, `email` (exact, ignoring case), `search` (address contains).
+         */
+        get: operations["listMailboxes"];
+        put?: never;
+        /**
+         * Create a mailbox
+         * @description Adds a mailbox. `email` is unique within the organization and mode (409 naming the first). `connection_id` must be an e-mail connection (404 unknown, 422 another kind); `owner` a member (404). With `warmup.enabled` the warm-up starts now.
+         */
+        post: operations["createMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mailboxes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a mailbox
+         * @description Reads one mailbox; 404 `Mailbox not found` if it does not exist or was deleted.
+         */
+        get: operations["getMailbox"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a mailbox
+         * @description Deletes a mailbox. Its messages still queued are not sent (they end `failed`); those sent keep its id.
+         */
+        delete: operations["deleteMailbox"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a mailbox
+         * @description Changes the fields given. Turning `warmup.enabled` on starts the warm-up again from `start`; turning it off clears `warmup_started_at`. Messages already queued keep to the limits as they are when each is sent.
+         */
+        patch: operations["updateMailbox"];
+        trace?: never;
+    };
+    "/v1/mailboxes/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Sends one message from the mailbox now, through its connection, and answers what the server said: `ok: true` with its reply, or `ok: false` with why (a refused login, an unreachable server, a refused recipient) — 200 either way, since the test itself ran. Nothing is retried. With a test-mode key the local driver records it (`ok: true`, nothing leaves the service). The message is in the outbox (`record_type` `mailbox`) and counts against the mailbox's limits: at its limit the test is 409, naming when it has room again. A live key with no connection and no operator default is 503 `provider_not_configured`.
+         */
+        post: operations["testMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sending domains
+         * @description Lists the sending domains, newest first, with an exact `total`; filter by `status` and `domain`. DKIM private keys are never answered.
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Add a sending domain
+         * @description Adds a domain to send mail from. The service makes its DKIM key pair (RSA 2048; the private key is kept sealed and never answered) and answers the DNS records to publish in `records`: SPF, DKIM, DMARC and the return path. Publish them, then call `POST /v1/domains/{id}/verify`. An invalid domain (an IP address, a single name) is 422; a domain already added in this mode is 409.
+         */
+        post: operations["createDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sending domain
+         * @description Reads one domain with its records and what their last check found; 404 `Domain not found` if it does not exist.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sending domain
+         * @description Deletes the domain and its DKIM key: mail is no longer signed for it. Reading it afterwards is 404.
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a sending domain
+         * @description Changes the description (the domain itself cannot change: add the new one instead). An empty body is 400 `No fields to update`.
+         */
+        patch: operations["updateDomain"];
+        trace?: never;
+    };
+    "/v1/domains/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a sending domain
+         * @description Looks up each of the domain's DNS records now and answers the domain with each record's `status` and `finding` (`No TXT record at _dmarc.example.com`, `SPF record does not include …`). The domain is `verified` when every record is found as it should be, `failed` otherwise, and records `domain.verified` or `domain.verification_failed`. DNS servers that do not answer within the configured timeout (5 s by default) make a failed record saying so. Mail is signed with the domain's DKIM key only while it is verified. Looks up real DNS in test mode too (a lookup reaches no one). 404 `Domain not found`.
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbox threads
+         * @description Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `sequence_id`, `contact_id`, `q` (subject or the other side's address contains, case-insensitive).
+         */
+        get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a thread with its messages
+         * @description The thread and its `messages`, oldest first (the newest 500 of a longer one), both directions: inbound ones as received, with their HTML sanitized, and the replies sent from the thread. 404 `Thread not found`.
+         */
+        get: operations["getThread"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a thread
+         * @description Deletes a thread with its messages; reading it afterwards is 404. A message of it that comes in again starts a new thread.
+         */
+        delete: operations["deleteThread"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze a thread
+         * @description Puts an open (or already snoozed) thread away until `until` (unix seconds, in the future; else 400): then it is `open` again (`thread.woke`). A message from the other side wakes it earlier. Moves `open`, `snoozed` to `snoozed` and records `thread.snoozed`. From `closed`: 409 `A thread that is <state> cannot be …`.
+         */
+        post: operations["snoozeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a thread
+         * @description Marks the thread done. A later message from the other side reopens it. Moves `open`, `snoozed` to `closed` and records `thread.closed`. From `closed`: 409 `A thread that is <state> cannot be …`.
+         */
+        post: operations["closeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reopen a thread
+         * @description Brings a snoozed or closed thread back to `open` (a snoozed one forgets its `snoozed_until`). Moves `snoozed`, `closed` to `open` and records `thread.reopened`. From `open`: 409 `A thread that is <state> cannot be …`.
+         */
+        post: operations["reopenThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a thread
+         * @description Sets who answers the thread: a member id (`mem_…`, which must name a member of the organization, else 404 `Member not found`) or text of your own; null unassigns it. Records `thread.updated` with the earlier `assignee`.
+         */
+        post: operations["assignThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/tag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tag a thread
+         * @description Replaces the thread's tags with those given (trimmed, each once; an empty list clears them). Records `thread.updated` with the earlier `tags`.
+         */
+        post: operations["tagThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply in a thread
+         * @description Sends `body` (plain text; `html` too if given) to the other side of the thread through the outbox, threaded: `In-Reply-To` the latest message from them, `References` the thread's messages, the subject `Re:` the thread's. It goes through `mailbox_id` (else the thread's mailbox; an unknown one is 404 `Mailbox not found`), from `from`, else the mailbox's address, else the address their latest message was sent to (400 when none is known). The reply is added to the thread (`direction: outbound`, `outbox_id` naming the outbox message). In test mode nothing leaves the service: the outbox records it.
+         */
+        post: operations["replyToThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/{id}/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Draft a reply
+         * @description Would draft a reply to the thread with a language model. The service has no language-model provider yet, so this is always 503 `provider_not_configured` for a thread that exists (404 otherwise): write the reply and send it with `POST /v1/inbox/{id}/reply`.
+         */
+        get: operations["draftThreadReply"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/{id}/inbound-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the inbound URL of a connection
+         * @description Makes the URL a mail provider posts the e-mail connection's incoming messages to, raw (`message/rfc822`), each post signed with the secret answered here (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). Both are shown only here; making a new one retires the previous URL. Posted messages land in the inbox like polled ones. 404 `Connection not found` for an unknown connection or one of another kind.
+         */
+        post: operations["createInboundUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/{id}/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a connection's polling stands
+         * @description The cursor of the e-mail connection's IMAP mailbox: how far it was read, when, and why the last poll failed, if it did. 404 `Connection not found`; before the first poll, the cursor is at its start.
+         */
+        get: operations["getConnectionPoll"];
+        put?: never;
+        /**
+         * Poll a connection's mailbox now
+         * @description Polls the e-mail connection's IMAP mailbox now rather than at its next turn (every `IMAP_POLL_SECONDS`); `GET /v1/connections/{id}/poll` tells how it went. Test mode never reaches outside: a test-mode connection is not polled. 400 for a connection without IMAP settings.
+         */
+        post: operations["pollConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/inbound/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a received message
+         * @description Takes one raw RFC 5322 message (`Content-Type: message/rfc822` or `application/octet-stream`) that the connection's mailbox received, signed with the inbound URL's secret (Standard Webhooks: `webhook-id`, `webhook-timestamp` within five minutes, `webhook-signature`; else 401). It lands in the inbox like a polled message: threaded, automatic replies flagged, delivery status notifications marking the sent message bounced. 413 past 26214400 bytes (`INBOUND_MAX_BYTES`), 422 for a body that is not a mail message (or has more than 500 parts, or nests more than 32 multiparts), 404 for an unknown token. Limited per client address and per URL.
+         */
+        post: operations["receiveInboundMail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "agency_client.created": {
@@ -3044,6 +3568,66 @@ export interface webhooks {
          * @description A company was deleted; the object is the company as it was. POSTed to every active endpoint subscribed to `company.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onCompanyDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The connection.created event
+         * @description A provider connection was created (its credentials are never part of an event). POSTed to every active endpoint subscribed to `connection.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onConnectionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The connection.updated event
+         * @description A provider connection was changed; `previous_attributes` holds the earlier values (credentials only as `credentials_set`). POSTed to every active endpoint subscribed to `connection.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onConnectionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The connection.deleted event
+         * @description A connection was deleted; the object is the connection as it was. POSTed to every active endpoint subscribed to `connection.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onConnectionDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3390,6 +3974,106 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "domain.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The domain.created event
+         * @description A sending domain was added; the object holds the DNS records to publish (its DKIM private key is never part of an event). POSTed to every active endpoint subscribed to `domain.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onDomainCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The domain.updated event
+         * @description A sending domain's description was changed; `previous_attributes` holds the earlier value. POSTed to every active endpoint subscribed to `domain.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onDomainUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The domain.deleted event
+         * @description A sending domain was deleted with its DKIM key; mail is no longer signed for it. POSTed to every active endpoint subscribed to `domain.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onDomainDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The domain.verified event
+         * @description A check of a sending domain's DNS records found every one of them (`POST /v1/domains/{id}/verify`); the object is the domain with each record's finding. POSTed to every active endpoint subscribed to `domain.verified` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onDomainVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.verification_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The domain.verification_failed event
+         * @description A check of a sending domain's DNS records found one missing or wrong, or DNS did not answer; the object is the domain with each record's `finding`. POSTed to every active endpoint subscribed to `domain.verification_failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onDomainVerificationFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "evidence_key.created": {
         parameters: {
             query?: never;
@@ -3590,6 +4274,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "inbox_message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The inbox_message.received event
+         * @description A message came into the inbox (polled over IMAP or posted to an inbound URL); the object is the message with its `thread_id`. Recorded once per Message-ID, automatic replies and delivery status notifications included (`is_auto_reply`). POSTed to every active endpoint subscribed to `inbox_message.received` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onInboxMessageReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "list.created": {
         parameters: {
             query?: never;
@@ -3730,6 +4434,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "mailbox.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mailbox.created event
+         * @description A mailbox was created. POSTed to every active endpoint subscribed to `mailbox.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMailboxCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mailbox.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mailbox.updated event
+         * @description A mailbox was changed (its limits, warm-up, connection, owner …); `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `mailbox.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMailboxUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mailbox.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mailbox.deleted event
+         * @description A mailbox was deleted; the object is the mailbox as it was. POSTed to every active endpoint subscribed to `mailbox.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMailboxDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "member.created": {
         parameters: {
             query?: never;
@@ -3784,6 +4548,126 @@ export interface webhooks {
          * @description A member was deleted; the object is the member as it was. POSTed to every active endpoint subscribed to `member.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onMemberDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message.sent event
+         * @description The provider took a message (or, in test mode, the local driver recorded it); the object is the outbox message. POSTed to every active endpoint subscribed to `message.sent` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMessageSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message.delivered event
+         * @description A message was delivered to its recipient's server. POSTed to every active endpoint subscribed to `message.delivered` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMessageDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.bounced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message.bounced event
+         * @description A message bounced; `error` says why, and a hard bounce suppresses the address. POSTed to every active endpoint subscribed to `message.bounced` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMessageBounced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message.failed event
+         * @description A message could not be sent: the provider refused it for good, no provider is configured, or the process stopped during the provider call (`error` says which; such a message is not sent again by itself). POSTed to every active endpoint subscribed to `message.failed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMessageFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message.opened event
+         * @description A message was first opened. POSTed to every active endpoint subscribed to `message.opened` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMessageOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.clicked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message.clicked event
+         * @description A link in a message was first clicked. POSTed to every active endpoint subscribed to `message.clicked` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onMessageClicked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4170,6 +5054,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "reply.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reply.received event
+         * @description A reply to a message arrived; `is_auto_reply` tells an out-of-office or other automatic answer from a person's reply (automatic ones do not count as replies). POSTed to every active endpoint subscribed to `reply.received` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onReplyReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "sandbox.reset": {
         parameters: {
             query?: never;
@@ -4344,6 +5248,146 @@ export interface webhooks {
          * @description A completed task was set back to open (recorded beside its `task.updated`). POSTed to every active endpoint subscribed to `task.reopened` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
          */
         post: operations["onTaskReopened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.created event
+         * @description A message that belongs to no thread yet started one; the object is the thread. POSTed to every active endpoint subscribed to `thread.created` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.updated event
+         * @description A thread was assigned or tagged, or received or sent a message; `previous_attributes` holds the earlier values. POSTed to every active endpoint subscribed to `thread.updated` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.deleted event
+         * @description A thread was deleted with its messages; the object is the thread as it was. POSTed to every active endpoint subscribed to `thread.deleted` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.snoozed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.snoozed event
+         * @description A thread was snoozed until `snoozed_until`. POSTed to every active endpoint subscribed to `thread.snoozed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadSnoozed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.closed event
+         * @description A thread was closed. POSTed to every active endpoint subscribed to `thread.closed` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadClosed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.reopened event
+         * @description A snoozed or closed thread was reopened, by a person or by a new message from the other side. POSTed to every active endpoint subscribed to `thread.reopened` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadReopened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "thread.woke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The thread.woke event
+         * @description A snoozed thread reached its `snoozed_until` and is open again. POSTed to every active endpoint subscribed to `thread.woke` (or to every event); any 2xx within the timeout acknowledges it, 410 Gone disables the endpoint, anything else is retried. Verify the signature before trusting the body.
+         */
+        post: operations["onThreadWoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5372,6 +6416,9 @@ export interface components {
                 }[];
             };
         };
+        AssignThreadRequest: {
+            assignee: string | null;
+        };
         /** @description An error of type `authentication_failed` */
         AuthenticationFailedError: components["schemas"]["Error"] & {
             /** @enum {string} */
@@ -5466,6 +6513,13 @@ export interface components {
                  */
                 end_hour: number;
             } | null;
+            /**
+             * @description The mailboxes the e-mail steps are sent from
+             * @example [
+             *       "mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B"
+             *     ]
+             */
+            mailbox_ids: string[];
             /**
              * @description Contacts enrolled at launch (the audience minus suppressed contacts); 0 before launch
              * @example 180
@@ -5579,6 +6633,13 @@ export interface components {
                  */
                 end_hour?: number;
             } | null;
+            /**
+             * @description The mailboxes the e-mail steps are sent from, each one of the organization (else 404 `Mailbox not found`); the launch preflight weighs their limits against the audience and checks their sending domains
+             * @example [
+             *       "mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B"
+             *     ]
+             */
+            mailbox_ids?: string[];
         };
         /** @description A campaign was created */
         CampaignCreatedEvent: components["schemas"]["Event"] & {
@@ -5645,6 +6706,26 @@ export interface components {
                 /** @description The object as the API shows it after the change (for a deletion, as it was) */
                 object?: components["schemas"]["Campaign"];
             };
+        };
+        /**
+         * CampaignPreflight
+         * @description What must hold before a campaign's messages go out
+         */
+        CampaignPreflight: {
+            /**
+             * @description True when no check fails: the launch would not be refused by the preflight
+             * @example false
+             */
+            ready: boolean;
+            /** @description Every check, in a fixed order: steps, audience, mailboxes, domains, unsubscribe, schedule, credits */
+            checks: components["schemas"]["PreflightCheck"][];
+        };
+        /**
+         * CampaignPreflightResponse
+         * @description The checks and whether the campaign is ready
+         */
+        CampaignPreflightResponse: {
+            data: components["schemas"]["CampaignPreflight"];
         };
         /**
          * CampaignResponse
@@ -5756,6 +6837,13 @@ export interface components {
                  */
                 end_hour?: number;
             } | null;
+            /**
+             * @description The mailboxes the e-mail steps are sent from, each one of the organization (else 404 `Mailbox not found`); the launch preflight weighs their limits against the audience and checks their sending domains
+             * @example [
+             *       "mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B"
+             *     ]
+             */
+            mailbox_ids?: string[];
         };
         /** @description A campaign was changed; `previous_attributes` holds the earlier values */
         CampaignUpdatedEvent: components["schemas"]["Event"] & {
@@ -6243,6 +7331,186 @@ export interface components {
         ConflictError: components["schemas"]["Error"] & {
             /** @enum {string} */
             type: "conflict" | "idempotency_conflict";
+        };
+        /**
+         * Connection
+         * @description a connection
+         */
+        Connection: {
+            /**
+             * @description Identifier of the connection
+             * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description What the connection is for: `email`
+             * @example email
+             * @enum {string}
+             */
+            kind: "email";
+            /**
+             * @description Which provider: `smtp` (a real SMTP server, with IMAP for replies), or `local` (sends nothing, records in the outbox)
+             * @example smtp
+             */
+            provider: string;
+            name: string | null;
+            /**
+             * @description What the provider needs to be reached: for `email` over `smtp`, `{"smtp": {host, port, secure}, "imap": {host, port, secure, mailbox}}` (imap optional)
+             * @example {
+             *       "smtp": {
+             *         "host": "smtp.example.com",
+             *         "port": 587
+             *       }
+             *     }
+             */
+            settings: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Whether credentials are set (they are never answered)
+             * @example true
+             */
+            credentials_set: boolean;
+            /**
+             * @description Live calls of this kind that name no connection go through the default one (else the newest connection of the kind)
+             * @example true
+             */
+            is_default: boolean;
+            /**
+             * @description When the connection was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the connection last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /**
+         * ConnectionCreate
+         * @description A new connection
+         */
+        ConnectionCreate: {
+            /**
+             * @description What the connection is for: `email`
+             * @example email
+             * @enum {string}
+             */
+            kind: "email";
+            /**
+             * @description Which provider: `smtp` (a real SMTP server, with IMAP for replies), or `local` (sends nothing, records in the outbox)
+             * @example smtp
+             */
+            provider: string;
+            name?: string | null;
+            /**
+             * @description What the provider needs to be reached: for `email` over `smtp`, `{"smtp": {host, port, secure}, "imap": {host, port, secure, mailbox}}` (imap optional)
+             * @example {
+             *       "smtp": {
+             *         "host": "smtp.example.com",
+             *         "port": 587
+             *       }
+             *     }
+             */
+            settings?: {
+                [key: string]: unknown;
+            };
+            credentials?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Live calls of this kind that name no connection go through the default one (else the newest connection of the kind)
+             * @example true
+             */
+            is_default?: boolean;
+        };
+        /** @description A provider connection was created (its credentials are never part of an event) */
+        ConnectionCreatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "connection.created";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Connection"];
+            };
+        };
+        /** @description A connection was deleted; the object is the connection as it was */
+        ConnectionDeletedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "connection.deleted";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Connection"];
+            };
+        };
+        /**
+         * ConnectionList
+         * @description A page of connections
+         */
+        ConnectionList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Connection"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * ConnectionResponse
+         * @description The created connection
+         */
+        ConnectionResponse: {
+            data: components["schemas"]["Connection"];
+        };
+        /**
+         * ConnectionUpdate
+         * @description Fields to change; null clears a field
+         */
+        ConnectionUpdate: {
+            name?: string | null;
+            /**
+             * @description What the provider needs to be reached: for `email` over `smtp`, `{"smtp": {host, port, secure}, "imap": {host, port, secure, mailbox}}` (imap optional)
+             * @example {
+             *       "smtp": {
+             *         "host": "smtp.example.com",
+             *         "port": 587
+             *       }
+             *     }
+             */
+            settings?: {
+                [key: string]: unknown;
+            };
+            credentials?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Live calls of this kind that name no connection go through the default one (else the newest connection of the kind)
+             * @example true
+             */
+            is_default?: boolean;
+        };
+        /** @description A provider connection was changed; `previous_attributes` holds the earlier values (credentials only as `credentials_set`) */
+        ConnectionUpdatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "connection.updated";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Connection"];
+            };
         };
         /**
          * Contact
@@ -6782,6 +8050,26 @@ export interface components {
          */
         CreatedApiKeyResponse: {
             data: components["schemas"]["CreatedApiKey"];
+        };
+        /** @description The inbound URL and its signing secret, shown once */
+        CreateInboundUrlResponse: {
+            data: {
+                /**
+                 * @description The connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                connection_id: string;
+                /**
+                 * @description Where to POST each raw message (`Content-Type: message/rfc822`), signed with `secret` (Standard Webhooks). Shown once: only its hash is kept
+                 * @example https://api.example.com/public/inbound/Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs
+                 */
+                url: string;
+                /**
+                 * @description The signing secret (`whsec_…`) of the posts. Shown once
+                 * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                 */
+                secret: string;
+            };
         };
         /** @description The template to make a methodology from */
         CreateStageChecklistPipelineFromTemplateRequest: {
@@ -7653,6 +8941,29 @@ export interface components {
             data: components["schemas"]["DeletedCompany"];
         };
         /**
+         * DeletedConnection
+         * @description The connection was deleted
+         */
+        DeletedConnection: {
+            /**
+             * @description Identifier of the deleted connection
+             * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Always true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * DeletedConnectionResponse
+         * @description The connection was deleted
+         */
+        DeletedConnectionResponse: {
+            data: components["schemas"]["DeletedConnection"];
+        };
+        /**
          * DeletedContact
          * @description The contact was deleted
          */
@@ -7765,6 +9076,29 @@ export interface components {
             data: components["schemas"]["DeletedDealStage"];
         };
         /**
+         * DeletedDomain
+         * @description The domain was deleted
+         */
+        DeletedDomain: {
+            /**
+             * @description Identifier of the deleted domain
+             * @example dom_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Always true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * DeletedDomainResponse
+         * @description The domain was deleted
+         */
+        DeletedDomainResponse: {
+            data: components["schemas"]["DeletedDomain"];
+        };
+        /**
          * DeletedEntry
          * @description The entry was deleted
          */
@@ -7855,6 +9189,29 @@ export interface components {
          */
         DeletedListResponse: {
             data: components["schemas"]["DeletedList"];
+        };
+        /**
+         * DeletedMailbox
+         * @description The mailbox was deleted
+         */
+        DeletedMailbox: {
+            /**
+             * @description Identifier of the deleted mailbox
+             * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Always true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * DeletedMailboxResponse
+         * @description The mailbox was deleted
+         */
+        DeletedMailboxResponse: {
+            data: components["schemas"]["DeletedMailbox"];
         };
         /**
          * DeletedMember
@@ -8041,6 +9398,29 @@ export interface components {
             data: components["schemas"]["DeletedTask"];
         };
         /**
+         * DeletedThread
+         * @description The thread was deleted
+         */
+        DeletedThread: {
+            /**
+             * @description Identifier of the deleted thread
+             * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description Always true
+             * @enum {boolean}
+             */
+            deleted: true;
+        };
+        /**
+         * DeletedThreadResponse
+         * @description The thread was deleted
+         */
+        DeletedThreadResponse: {
+            data: components["schemas"]["DeletedThread"];
+        };
+        /**
          * DeletedWebhookEndpoint
          * @description The webhook_endpoint was deleted
          */
@@ -8081,6 +9461,198 @@ export interface components {
             duration_ms: number;
             error: string | null;
             response_body: string | null;
+        };
+        /**
+         * Domain
+         * @description a domain
+         */
+        Domain: {
+            /**
+             * @description Identifier of the domain
+             * @example dom_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description The domain mail is sent from, lower-cased, in its ASCII (punycode) form
+             * @example mail.example.com
+             */
+            domain: string;
+            description: string | null;
+            /**
+             * @description `pending` until checked, `verified` when the last check found every record, `failed` when it found one missing or wrong (see each record's `finding`); read-only
+             * @example verified
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "failed";
+            /** @description The DNS records to publish, each with what the last check found */
+            records: components["schemas"]["DomainDnsRecord"][];
+            /**
+             * @description The DKIM selector of the domain's key: its record is `<selector>._domainkey.<domain>`; read-only
+             * @example rds1
+             */
+            dkim_selector: string;
+            verified_at: number | null;
+            last_checked_at: number | null;
+            /**
+             * @description When the domain was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the domain last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /**
+         * DomainCreate
+         * @description A new domain
+         */
+        DomainCreate: {
+            /**
+             * @description The domain mail is sent from (the part after @ of the From address): a host name of two labels or more. Stored lower-cased in its ASCII form (`bücher.de` becomes `xn--bcher-kva.de`), without a trailing dot; IP addresses and single names are 422
+             * @example mail.example.com
+             */
+            domain: string;
+            description?: string | null;
+        };
+        /** @description A sending domain was added; the object holds the DNS records to publish (its DKIM private key is never part of an event) */
+        DomainCreatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "domain.created";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Domain"];
+            };
+        };
+        /** @description A sending domain was deleted with its DKIM key; mail is no longer signed for it */
+        DomainDeletedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "domain.deleted";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Domain"];
+            };
+        };
+        /**
+         * DomainDnsRecord
+         * @description A DNS record to publish for a sending domain, with what its last check found
+         */
+        DomainDnsRecord: {
+            /**
+             * @description The record type to publish
+             * @example TXT
+             * @enum {string}
+             */
+            type: "TXT" | "CNAME";
+            /**
+             * @description The name to publish it at (fully qualified)
+             * @example rds1._domainkey.example.com
+             */
+            name: string;
+            /**
+             * @description The value to publish: the text of a TXT record, the target of a CNAME
+             * @example v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA…
+             */
+            value: string;
+            /**
+             * @description `spf`, `dkim`, `dmarc` or `return_path`
+             * @example dkim
+             * @enum {string}
+             */
+            purpose: "spf" | "dkim" | "dmarc" | "return_path";
+            /**
+             * @description `pending` until checked, then `verified` or `failed` as the last check found it
+             * @example verified
+             * @enum {string}
+             */
+            status: "pending" | "verified" | "failed";
+            finding: string | null;
+        };
+        /**
+         * DomainList
+         * @description A page of domains
+         */
+        DomainList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Domain"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * DomainResponse
+         * @description The created domain
+         */
+        DomainResponse: {
+            data: components["schemas"]["Domain"];
+        };
+        /**
+         * DomainUpdate
+         * @description Fields to change; null clears a field
+         */
+        DomainUpdate: {
+            description?: string | null;
+        };
+        /** @description A sending domain's description was changed; `previous_attributes` holds the earlier value */
+        DomainUpdatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "domain.updated";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Domain"];
+            };
+        };
+        /** @description A check of a sending domain's DNS records found one missing or wrong, or DNS did not answer; the object is the domain with each record's `finding` */
+        DomainVerificationFailedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "domain.verification_failed";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Domain"];
+            };
+        };
+        /** @description A check of a sending domain's DNS records found every one of them (`POST /v1/domains/{id}/verify`); the object is the domain with each record's finding */
+        DomainVerifiedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "domain.verified";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Domain"];
+            };
+        };
+        /** @description A drafted reply */
+        DraftThreadReplyResponse: {
+            data: {
+                /**
+                 * @description The drafted reply, plain text
+                 * @example Thanks, Tuesday works.
+                 */
+                body: string;
+            };
         };
         /** @description An error: every 4xx and 5xx answer has this shape (a 422 of field errors is a `ValidationError`). Programs branch on `type`; `detail` is for people. */
         Error: {
@@ -8670,6 +10242,35 @@ export interface components {
                 linked_at: number;
             };
         };
+        /** @description The polling state */
+        GetConnectionPollResponse: {
+            data: {
+                /**
+                 * @description The connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                connection_id: string;
+                /**
+                 * @description The IMAP mailbox polled
+                 * @example INBOX
+                 */
+                mailbox: string;
+                uid_validity: string | null;
+                /**
+                 * @description The UID the mailbox was read up to
+                 * @example 42
+                 */
+                last_uid: number;
+                last_polled_at: number | null;
+                last_error: string | null;
+                last_error_at: number | null;
+                /**
+                 * @description Messages the polls recorded in the inbox, in all
+                 * @example 17
+                 */
+                messages_recorded: number;
+            };
+        };
         /** @description The export */
         GetExportResponse: {
             /** @description A CSV export */
@@ -8962,6 +10563,126 @@ export interface components {
             next_cursor: string | null;
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description The thread */
+        GetThreadResponse: {
+            data: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description The channel of the conversation: `email`; read-only
+                 * @example email
+                 * @enum {string}
+                 */
+                channel: "email";
+                subject: string | null;
+                from_address: string | null;
+                snoozed_until: number | null;
+                assignee: string | null;
+                /**
+                 * @description Labels of the thread; set by `POST /v1/inbox/{id}/tag`; read-only
+                 * @example [
+                 *       "pricing"
+                 *     ]
+                 */
+                tags: string[];
+                contact_id: string | null;
+                sequence_id: string | null;
+                mailbox_id: string | null;
+                connection_id: string | null;
+                last_message_at: number | null;
+                /**
+                 * @description Messages in the thread, both directions, automatic replies included; read-only
+                 * @example 3
+                 */
+                message_count: number;
+                /**
+                 * @description `open` (waiting for an answer), `snoozed` (until `snoozed_until`, then open again) or `closed`; a new message from the other side reopens a snoozed or closed thread. Read-only: moved by the thread's operations
+                 * @example open
+                 * @enum {string}
+                 */
+                status: "open" | "snoozed" | "closed";
+                /**
+                 * @description When the thread was created, unix seconds
+                 * @example 1767225600
+                 */
+                created_at: number;
+                /**
+                 * @description When the thread last changed, unix seconds
+                 * @example 1767225600
+                 */
+                updated_at: number;
+                /** @description The messages, oldest first (the newest 500 of a longer thread) */
+                messages: {
+                    /**
+                     * @description Identifier of the message
+                     * @example imsg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                     */
+                    id: string;
+                    /**
+                     * @description Always `inbox_message`
+                     * @enum {string}
+                     */
+                    object: "inbox_message";
+                    /**
+                     * @description The thread the message is in
+                     * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                     */
+                    thread_id: string;
+                    /** @description `inbound` (from the other side) or `outbound` (sent by the service) */
+                    direction: "inbound" | "outbound";
+                    /**
+                     * @description The RFC 5322 Message-ID, with angle brackets
+                     * @example <CAF=x1@mail.example.com>
+                     */
+                    message_id: string;
+                    in_reply_to: string | null;
+                    /**
+                     * @description The Message-IDs of the conversation before it (`References`)
+                     * @example [
+                     *       "<4f1c@example.com>"
+                     *     ]
+                     */
+                    references: string[];
+                    from_address: string | null;
+                    from_name: string | null;
+                    /**
+                     * @description Recipients (`To`), lower-case
+                     * @example [
+                     *       "ada@example.com"
+                     *     ]
+                     */
+                    to_addresses: string[];
+                    /**
+                     * @description Copied recipients (`Cc`), lower-case
+                     * @example [
+                     *       "ada@example.com"
+                     *     ]
+                     */
+                    cc_addresses: string[];
+                    subject: string | null;
+                    text: string | null;
+                    html: string | null;
+                    date: number | null;
+                    /** @description An automatic message (out-of-office, autoresponder, bulk, or a delivery status notification): kept, but not counted as an answer */
+                    is_auto_reply: boolean;
+                    auto_reply_kind: string | null;
+                    outbox_id: string | null;
+                    /**
+                     * @description How it came: `imap` (polled), `webhook` (posted by a provider), `reply` (sent from the thread) or `outbox` (the sent message a reply answered)
+                     * @example imap
+                     */
+                    source: string;
+                    /**
+                     * @description When the service recorded it, unix seconds
+                     * @example 1767225600
+                     */
+                    created_at: number;
+                }[];
+            };
+        };
         /** @description A page of the company's timeline */
         GetTimelineOfCompanyResponse: {
             /**
@@ -9187,6 +10908,14 @@ export interface components {
              */
             mapping?: string;
         };
+        /** @description A message came into the inbox (polled over IMAP or posted to an inbound URL); the object is the message with its `thread_id`. Recorded once per Message-ID, automatic replies and delivery status notifications included (`is_auto_reply`) */
+        InboxMessageReceivedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "inbox_message.received";
+        };
         /** @description An error of type `insufficient_credits` */
         InsufficientCreditsError: components["schemas"]["Error"] & {
             /** @enum {string} */
@@ -9196,6 +10925,15 @@ export interface components {
         InternalError: components["schemas"]["Error"] & {
             /** @enum {string} */
             type: "internal_error";
+        };
+        /** @description Options of the launch; no body launches only when the preflight passes */
+        LaunchCampaignRequest: {
+            /**
+             * @description Launch even when a check of the preflight fails
+             * @default false
+             * @example true
+             */
+            force?: boolean;
         };
         /** @description A grant code to redeem */
         LinkClientOrganizationRequest: {
@@ -9964,6 +11702,278 @@ export interface components {
             };
         };
         /**
+         * Mailbox
+         * @description a mailbox
+         */
+        Mailbox: {
+            /**
+             * @description Identifier of the mailbox
+             * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description The address messages are sent from (`From`), stored lower-case; unique within the organization and mode
+             * @example ada@example.com
+             */
+            email: string;
+            display_name: string | null;
+            connection_id: string | null;
+            /**
+             * @description Messages it may send in any 24 hours (a rolling window); 100 when omitted
+             * @example 100
+             */
+            daily_limit: number;
+            hourly_limit: number | null;
+            /** @description The warm-up */
+            warmup: {
+                /**
+                 * @description Whether the warm-up holds the daily limit down
+                 * @example true
+                 */
+                enabled: boolean;
+                /**
+                 * @description Messages a day on the first day
+                 * @example 10
+                 */
+                start: number;
+                /**
+                 * @description Messages a day added each day after
+                 * @example 5
+                 */
+                increment_per_day: number;
+            };
+            warmup_started_at: number | null;
+            signature: string | null;
+            /**
+             * @description The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422
+             * @example Europe/London
+             */
+            timezone: string;
+            owner: string | null;
+            /** @description What it may send now, computed when read. A message counts from its attempt: taken, refused for good or interrupted; one refused for a while and retried counts once, when it is sent */
+            allowance: {
+                /**
+                 * @description Messages it may send in 24 hours now: `daily_limit`, or during a warm-up min(`daily_limit`, `start` + `increment_per_day` × whole days since `warmup_started_at`)
+                 * @example 25
+                 */
+                today: number;
+                /**
+                 * @description Messages it may send in an hour now: the smaller of `hourly_limit` and `today`
+                 * @example 20
+                 */
+                this_hour: number;
+                /**
+                 * @description `today` less the messages it sent in the last 24 hours (never below 0)
+                 * @example 17
+                 */
+                remaining_today: number;
+                /**
+                 * @description `this_hour` less the messages it sent in the last hour, at most `remaining_today`
+                 * @example 12
+                 */
+                remaining_this_hour: number;
+            };
+            /**
+             * @description When the mailbox was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the mailbox last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /**
+         * MailboxCreate
+         * @description A new mailbox
+         */
+        MailboxCreate: {
+            /**
+             * Format: email
+             * @description The address messages are sent from (`From`), stored lower-case; unique within the organization and mode
+             * @example ada@example.com
+             */
+            email: string;
+            display_name?: string | null;
+            connection_id?: string | null;
+            /**
+             * @description Messages it may send in any 24 hours (a rolling window); 100 when omitted
+             * @example 100
+             */
+            daily_limit?: number;
+            hourly_limit?: number | null;
+            /** @description A warm-up: the daily allowance grows from `start` by `increment_per_day` each day until it reaches `daily_limit` */
+            warmup?: {
+                /**
+                 * @description Whether the warm-up holds the daily limit down; turning it on starts it today (`warmup_started_at`)
+                 * @example true
+                 */
+                enabled: boolean;
+                /**
+                 * @description Messages a day on the warm-up's first day; 10 when omitted
+                 * @example 10
+                 */
+                start?: number;
+                /**
+                 * @description Messages a day added each day after; 5 when omitted
+                 * @example 5
+                 */
+                increment_per_day?: number;
+            };
+            signature?: string | null;
+            /**
+             * @description The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422
+             * @example Europe/London
+             */
+            timezone?: string;
+            owner?: string | null;
+        };
+        /** @description A mailbox was created */
+        MailboxCreatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "mailbox.created";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Mailbox"];
+            };
+        };
+        /** @description A mailbox was deleted; the object is the mailbox as it was */
+        MailboxDeletedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "mailbox.deleted";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Mailbox"];
+            };
+        };
+        /**
+         * MailboxList
+         * @description A page of mailboxes
+         */
+        MailboxList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Mailbox"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * MailboxResponse
+         * @description The created mailbox
+         */
+        MailboxResponse: {
+            data: components["schemas"]["Mailbox"];
+        };
+        /** MailboxTest */
+        MailboxTest: {
+            /**
+             * Format: email
+             * @description Where the test message goes; the mailbox's own address when omitted
+             * @example grace@example.org
+             */
+            to?: string;
+        };
+        /** MailboxTestResult */
+        MailboxTestResult: {
+            /**
+             * @description Whether the server took the message
+             * @example true
+             */
+            ok: boolean;
+            /**
+             * @description What the server answered last (`250 2.0.0 Ok: queued as …`), or why the message was not sent (a refused login, an unreachable server, a refused recipient)
+             * @example 250 2.0.0 Ok: queued as 4XkQ2m
+             */
+            response: string;
+            /**
+             * @description The message's `Message-ID` header
+             * @example <3f1c9a…@example.com>
+             */
+            message_id: string;
+            /**
+             * @description The message in the outbox (`GET /v1/outbox/{id}`)
+             * @example msg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            outbox_message_id: string;
+        };
+        /**
+         * MailboxTestResultResponse
+         * @description What the server answered
+         */
+        MailboxTestResultResponse: {
+            data: components["schemas"]["MailboxTestResult"];
+        };
+        /**
+         * MailboxUpdate
+         * @description Fields to change; null clears a field
+         */
+        MailboxUpdate: {
+            /**
+             * Format: email
+             * @description The address messages are sent from (`From`), stored lower-case; unique within the organization and mode
+             * @example ada@example.com
+             */
+            email?: string;
+            display_name?: string | null;
+            connection_id?: string | null;
+            /**
+             * @description Messages it may send in any 24 hours (a rolling window); 100 when omitted
+             * @example 100
+             */
+            daily_limit?: number;
+            hourly_limit?: number | null;
+            /** @description A warm-up: the daily allowance grows from `start` by `increment_per_day` each day until it reaches `daily_limit` */
+            warmup?: {
+                /**
+                 * @description Whether the warm-up holds the daily limit down; turning it on starts it today (`warmup_started_at`)
+                 * @example true
+                 */
+                enabled: boolean;
+                /**
+                 * @description Messages a day on the warm-up's first day; 10 when omitted
+                 * @example 10
+                 */
+                start?: number;
+                /**
+                 * @description Messages a day added each day after; 5 when omitted
+                 * @example 5
+                 */
+                increment_per_day?: number;
+            };
+            signature?: string | null;
+            /**
+             * @description The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422
+             * @example Europe/London
+             */
+            timezone?: string;
+            owner?: string | null;
+        };
+        /** @description A mailbox was changed (its limits, warm-up, connection, owner …); `previous_attributes` holds the earlier values */
+        MailboxUpdatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "mailbox.updated";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Mailbox"];
+            };
+        };
+        /**
          * Member
          * @description a member
          */
@@ -10134,6 +12144,184 @@ export interface components {
             data?: {
                 /** @description The object as the API shows it after the change (for a deletion, as it was) */
                 object?: components["schemas"]["Member"];
+            };
+        };
+        /**
+         * Message
+         * @description a message
+         */
+        Message: {
+            /**
+             * @description Identifier of the message
+             * @example msg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description How it goes: `email` (next: `sms`)
+             * @example email
+             * @enum {string}
+             */
+            channel: "email" | "sms";
+            /**
+             * @description `queued` (waiting to be sent), `sent` (the provider took it), `delivered`, `bounced`, `failed` (refused for good, or interrupted: see `error`), or `suppressed` (never sent: the address is suppressed)
+             * @example delivered
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+            provider: string | null;
+            connection_id: string | null;
+            mailbox_id: string | null;
+            message_id: string | null;
+            from_address: string | null;
+            /**
+             * @description The recipients
+             * @example [
+             *       "grace@example.org"
+             *     ]
+             */
+            to_addresses: string[];
+            subject: string | null;
+            text: string | null;
+            html: string | null;
+            /**
+             * @description Headers the message carries beyond the usual ones: `List-Unsubscribe`, `In-Reply-To`, `References`
+             * @example {
+             *       "List-Unsubscribe": "<https://example.com/public/unsubscribe/…>"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            record_type: string | null;
+            record_id: string | null;
+            step_id: string | null;
+            contact_id: string | null;
+            thread_id: string | null;
+            provider_answer: {
+                response?: string;
+                accepted?: string[];
+                rejected?: string[];
+            } | null;
+            error: string | null;
+            /**
+             * @description Provider calls made for it
+             * @example 1
+             */
+            attempts: number;
+            sent_at: number | null;
+            delivered_at: number | null;
+            opened_at: number | null;
+            clicked_at: number | null;
+            replied_at: number | null;
+            bounced_at: number | null;
+            /**
+             * @description When the message was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the message last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /** @description A message bounced; `error` says why, and a hard bounce suppresses the address */
+        MessageBouncedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "message.bounced";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Message"];
+            };
+        };
+        /** @description A link in a message was first clicked */
+        MessageClickedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "message.clicked";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Message"];
+            };
+        };
+        /** @description A message was delivered to its recipient's server */
+        MessageDeliveredEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "message.delivered";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Message"];
+            };
+        };
+        /** @description A message could not be sent: the provider refused it for good, no provider is configured, or the process stopped during the provider call (`error` says which; such a message is not sent again by itself) */
+        MessageFailedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "message.failed";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Message"];
+            };
+        };
+        /**
+         * MessageList
+         * @description A page of outbox
+         */
+        MessageList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Message"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description A message was first opened */
+        MessageOpenedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "message.opened";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Message"];
+            };
+        };
+        /**
+         * MessageResponse
+         * @description The message
+         */
+        MessageResponse: {
+            data: components["schemas"]["Message"];
+        };
+        /** @description The provider took a message (or, in test mode, the local driver recorded it); the object is the outbox message */
+        MessageSentEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "message.sent";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Message"];
             };
         };
         /**
@@ -10483,6 +12671,30 @@ export interface components {
             /** @enum {string} */
             type: "not_found";
         };
+        /** OutboxSimulate */
+        OutboxSimulate: {
+            /**
+             * @description What happens: `delivered`, `bounced` (a hard bounce unless `hard` is false: the address is then suppressed), `opened`, `clicked` or `replied`
+             * @example bounced
+             * @enum {string}
+             */
+            outcome: "delivered" | "bounced" | "opened" | "clicked" | "replied";
+            /**
+             * @description The server's reply of a bounce
+             * @example 550 5.1.1 No such user
+             */
+            reason?: string;
+            /**
+             * @description For `bounced`: a bounce for good (the default), which suppresses the address
+             * @example true
+             */
+            hard?: boolean;
+            /**
+             * @description For `replied`: an automatic answer (out of office), which does not count as a reply
+             * @example false
+             */
+            is_auto_reply?: boolean;
+        };
         /**
          * Pagination
          * @description Where this page is among all of them
@@ -10673,6 +12885,38 @@ export interface components {
                 /** @description The object as the API shows it after the change (for a deletion, as it was) */
                 object?: components["schemas"]["Pipeline"];
             };
+        };
+        /** @description The poll is queued */
+        PollConnectionResponse: {
+            data: {
+                /** @description The connection */
+                connection_id: string;
+                /** @description True: the poll is queued */
+                queued: boolean;
+            };
+        };
+        /**
+         * PreflightCheck
+         * @description One check of the launch preflight
+         */
+        PreflightCheck: {
+            /**
+             * @description What the check is about
+             * @example domains
+             * @enum {string}
+             */
+            name: "steps" | "audience" | "mailboxes" | "domains" | "unsubscribe" | "schedule" | "credits";
+            /**
+             * @description `fail` blocks the launch (unless forced); `warn` never does
+             * @example fail
+             * @enum {string}
+             */
+            status: "pass" | "warn" | "fail";
+            /**
+             * @description What the check found, in words
+             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+             */
+            detail: string;
         };
         /**
          * Product
@@ -11659,6 +13903,32 @@ export interface components {
             /** @enum {string} */
             type: "rate_limited";
         };
+        /** @description What was recorded */
+        ReceiveInboundMailResponse: {
+            data: {
+                /** @description `recorded`, or `duplicate` when the inbox already had a message of this Message-ID (nothing was recorded again) */
+                status: "recorded" | "duplicate";
+                /**
+                 * @description The inbox message
+                 * @example imsg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description The thread it is in
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                thread_id: string;
+                /**
+                 * @description Its Message-ID
+                 * @example <CAF=x1@mail.example.com>
+                 */
+                message_id: string;
+                /** @description An automatic message (out-of-office, autoresponder, bulk, delivery status notification) */
+                is_auto_reply: boolean;
+                outbox_id: string | null;
+                bounce: string | null;
+            };
+        };
         /** @description Evidence to record on the deal */
         RecordEvidenceOnDealRequest: {
             /**
@@ -11719,6 +13989,106 @@ export interface components {
         ReorderStagesOfStageChecklistPipelineRequest: {
             /** @description Every stage of the methodology, once each, in the new order */
             stage_ids: string[];
+        };
+        /** @description A reply to a message arrived; `is_auto_reply` tells an out-of-office or other automatic answer from a person's reply (automatic ones do not count as replies) */
+        ReplyReceivedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "reply.received";
+        };
+        ReplyToThreadRequest: {
+            /**
+             * @description The reply, plain text
+             * @example Tuesday at 10 works for us. Talk then!
+             */
+            body: string;
+            /**
+             * @description The reply as HTML too (sent as the message's HTML part)
+             * @example <p>Tuesday at 10 works for us.</p>
+             */
+            html?: string;
+            /**
+             * Format: email
+             * @description The address to send from; else the mailbox's, else the address their latest message was sent to
+             * @example sales@acme.example
+             */
+            from?: string;
+            /**
+             * @description The mailbox to send through (its address is the sender unless `from` says otherwise; its limits hold); the thread's mailbox when omitted. An unknown one is 404 `Mailbox not found`
+             * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            mailbox_id?: string;
+        };
+        /** @description The reply, as a message of the thread */
+        ReplyToThreadResponse: {
+            data: {
+                /**
+                 * @description Identifier of the message
+                 * @example imsg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+                /**
+                 * @description Always `inbox_message`
+                 * @enum {string}
+                 */
+                object: "inbox_message";
+                /**
+                 * @description The thread the message is in
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                thread_id: string;
+                /** @description `inbound` (from the other side) or `outbound` (sent by the service) */
+                direction: "inbound" | "outbound";
+                /**
+                 * @description The RFC 5322 Message-ID, with angle brackets
+                 * @example <CAF=x1@mail.example.com>
+                 */
+                message_id: string;
+                in_reply_to: string | null;
+                /**
+                 * @description The Message-IDs of the conversation before it (`References`)
+                 * @example [
+                 *       "<4f1c@example.com>"
+                 *     ]
+                 */
+                references: string[];
+                from_address: string | null;
+                from_name: string | null;
+                /**
+                 * @description Recipients (`To`), lower-case
+                 * @example [
+                 *       "ada@example.com"
+                 *     ]
+                 */
+                to_addresses: string[];
+                /**
+                 * @description Copied recipients (`Cc`), lower-case
+                 * @example [
+                 *       "ada@example.com"
+                 *     ]
+                 */
+                cc_addresses: string[];
+                subject: string | null;
+                text: string | null;
+                html: string | null;
+                date: number | null;
+                /** @description An automatic message (out-of-office, autoresponder, bulk, or a delivery status notification): kept, but not counted as an answer */
+                is_auto_reply: boolean;
+                auto_reply_kind: string | null;
+                outbox_id: string | null;
+                /**
+                 * @description How it came: `imap` (polled), `webhook` (posted by a provider), `reply` (sent from the thread) or `outbox` (the sent message a reply answered)
+                 * @example imap
+                 */
+                source: string;
+                /**
+                 * @description When the service recorded it, unix seconds
+                 * @example 1767225600
+                 */
+                created_at: number;
+            };
         };
         /** @description An error of type `request_timeout` */
         RequestTimeoutError: components["schemas"]["Error"] & {
@@ -11963,6 +14333,13 @@ export interface components {
         ServiceUnavailableError: components["schemas"]["Error"] & {
             /** @enum {string} */
             type: "service_unavailable" | "provider_not_configured";
+        };
+        SnoozeThreadRequest: {
+            /**
+             * @description When the thread comes back to `open`, unix seconds; must be in the future
+             * @example 1767225600
+             */
+            until: number;
         };
         /** @description An export */
         StartExportRequest: {
@@ -12313,6 +14690,16 @@ export interface components {
                 /** @description The object as the API shows it after the change (for a deletion, as it was) */
                 object?: components["schemas"]["Suppression"];
             };
+        };
+        TagThreadRequest: {
+            /**
+             * @description The thread's tags from now on
+             * @example [
+             *       "pricing",
+             *       "urgent"
+             *     ]
+             */
+            tags: string[];
         };
         /**
          * Task
@@ -12728,6 +15115,172 @@ export interface components {
             data?: {
                 /** @description The object as the API shows it after the change (for a deletion, as it was) */
                 object?: components["schemas"]["Task"];
+            };
+        };
+        /**
+         * Thread
+         * @description a thread
+         */
+        Thread: {
+            /**
+             * @description Identifier of the thread
+             * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+             */
+            id: string;
+            /**
+             * @description The channel of the conversation: `email`; read-only
+             * @example email
+             * @enum {string}
+             */
+            channel: "email";
+            subject: string | null;
+            from_address: string | null;
+            snoozed_until: number | null;
+            assignee: string | null;
+            /**
+             * @description Labels of the thread; set by `POST /v1/inbox/{id}/tag`; read-only
+             * @example [
+             *       "pricing"
+             *     ]
+             */
+            tags: string[];
+            contact_id: string | null;
+            sequence_id: string | null;
+            mailbox_id: string | null;
+            connection_id: string | null;
+            last_message_at: number | null;
+            /**
+             * @description Messages in the thread, both directions, automatic replies included; read-only
+             * @example 3
+             */
+            message_count: number;
+            /**
+             * @description `open` (waiting for an answer), `snoozed` (until `snoozed_until`, then open again) or `closed`; a new message from the other side reopens a snoozed or closed thread. Read-only: moved by the thread's operations
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "snoozed" | "closed";
+            /**
+             * @description When the thread was created, unix seconds
+             * @example 1767225600
+             */
+            created_at: number;
+            /**
+             * @description When the thread last changed, unix seconds
+             * @example 1767225600
+             */
+            updated_at: number;
+        };
+        /** @description A thread was closed */
+        ThreadClosedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.closed";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
+            };
+        };
+        /** @description A message that belongs to no thread yet started one; the object is the thread */
+        ThreadCreatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.created";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
+            };
+        };
+        /** @description A thread was deleted with its messages; the object is the thread as it was */
+        ThreadDeletedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.deleted";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
+            };
+        };
+        /**
+         * ThreadList
+         * @description A page of inbox
+         */
+        ThreadList: {
+            /**
+             * @description Always `list`
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["Thread"][];
+            next_cursor: string | null;
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description A snoozed or closed thread was reopened, by a person or by a new message from the other side */
+        ThreadReopenedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.reopened";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
+            };
+        };
+        /**
+         * ThreadResponse
+         * @description The thread, snoozed
+         */
+        ThreadResponse: {
+            data: components["schemas"]["Thread"];
+        };
+        /** @description A thread was snoozed until `snoozed_until` */
+        ThreadSnoozedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.snoozed";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
+            };
+        };
+        /** @description A thread was assigned or tagged, or received or sent a message; `previous_attributes` holds the earlier values */
+        ThreadUpdatedEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.updated";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
+            };
+        };
+        /** @description A snoozed thread reached its `snoozed_until` and is open again */
+        ThreadWokeEvent: components["schemas"]["Event"] & {
+            /**
+             * @description The event type
+             * @enum {string}
+             */
+            type?: "thread.woke";
+            /** @description The payload of the event */
+            data?: {
+                /** @description The object as the API shows it after the change (for a deletion, as it was) */
+                object?: components["schemas"]["Thread"];
             };
         };
         /** @description The client was unlinked */
@@ -13197,7 +15750,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "connection.created" | "connection.updated" | "connection.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "domain.created" | "domain.updated" | "domain.deleted" | "domain.verified" | "domain.verification_failed" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "inbox_message.received" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "mailbox.created" | "mailbox.updated" | "mailbox.deleted" | "member.created" | "member.updated" | "member.deleted" | "message.sent" | "message.delivered" | "message.bounced" | "message.failed" | "message.opened" | "message.clicked" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "reply.received" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "thread.created" | "thread.updated" | "thread.deleted" | "thread.snoozed" | "thread.closed" | "thread.reopened" | "thread.woke" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
@@ -13283,7 +15836,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "connection.created" | "connection.updated" | "connection.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "domain.created" | "domain.updated" | "domain.deleted" | "domain.verified" | "domain.verification_failed" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "inbox_message.received" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "mailbox.created" | "mailbox.updated" | "mailbox.deleted" | "member.created" | "member.updated" | "member.deleted" | "message.sent" | "message.delivered" | "message.bounced" | "message.failed" | "message.opened" | "message.clicked" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "reply.received" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "thread.created" | "thread.updated" | "thread.deleted" | "thread.snoozed" | "thread.closed" | "thread.reopened" | "thread.woke" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
             /**
              * @description Whether events are delivered; at most 10 active endpoints per organization and mode (true when omitted)
              * @example true
@@ -13372,7 +15925,7 @@ export interface components {
              *       "contact.updated"
              *     ]
              */
-            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
+            event_types?: ("*" | "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "connection.created" | "connection.updated" | "connection.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "domain.created" | "domain.updated" | "domain.deleted" | "domain.verified" | "domain.verification_failed" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "inbox_message.received" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "mailbox.created" | "mailbox.updated" | "mailbox.deleted" | "member.created" | "member.updated" | "member.deleted" | "message.sent" | "message.delivered" | "message.bounced" | "message.failed" | "message.opened" | "message.clicked" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "reply.received" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "thread.created" | "thread.updated" | "thread.deleted" | "thread.snoozed" | "thread.closed" | "thread.reopened" | "thread.woke" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled")[];
         };
         /**
          * WebhookReplayResult
@@ -20452,7 +23005,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Options of the launch; no body launches only when the preflight passes */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LaunchCampaignRequest"];
+            };
+        };
         responses: {
             /** @description The campaign, active */
             200: {
@@ -21141,6 +23699,207 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    preflightCampaignLaunch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the campaign
+                 * @example cpg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checks and whether the campaign is ready */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignPreflightResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -47594,7 +50353,7 @@ export interface operations {
                  * @description Only events of this type (one of `GET /v1/webhooks/event-types`); narrows a live stream too
                  * @example contact.created
                  */
-                type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+                type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "connection.created" | "connection.updated" | "connection.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "domain.created" | "domain.updated" | "domain.deleted" | "domain.verified" | "domain.verification_failed" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "inbox_message.received" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "mailbox.created" | "mailbox.updated" | "mailbox.deleted" | "member.created" | "member.updated" | "member.deleted" | "message.sent" | "message.delivered" | "message.bounced" | "message.failed" | "message.opened" | "message.clicked" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "reply.received" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "thread.created" | "thread.updated" | "thread.deleted" | "thread.snoozed" | "thread.closed" | "thread.reopened" | "thread.woke" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
                 /**
                  * @description Only events made by keys of this organization: an agency's id lists what that agency did here (lists only)
                  * @example org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
@@ -47703,6 +50462,24 @@ export interface operations {
                          *     ]
                          */
                         missing?: string[];
+                        /** @description On the 409 of a campaign launch refused by its preflight: the failing checks */
+                        checks?: {
+                            /**
+                             * @description What the check is about
+                             * @example domains
+                             */
+                            name: string;
+                            /**
+                             * @description Always `fail` here
+                             * @example fail
+                             */
+                            status: string;
+                            /**
+                             * @description What the check found
+                             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+                             */
+                            detail: string;
+                        }[];
                     };
                 };
             };
@@ -47766,6 +50543,24 @@ export interface operations {
                          *     ]
                          */
                         missing?: string[];
+                        /** @description On the 409 of a campaign launch refused by its preflight: the failing checks */
+                        checks?: {
+                            /**
+                             * @description What the check is about
+                             * @example domains
+                             */
+                            name: string;
+                            /**
+                             * @description Always `fail` here
+                             * @example fail
+                             */
+                            status: string;
+                            /**
+                             * @description What the check found
+                             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+                             */
+                            detail: string;
+                        }[];
                     };
                 };
             };
@@ -47829,6 +50624,24 @@ export interface operations {
                          *     ]
                          */
                         missing?: string[];
+                        /** @description On the 409 of a campaign launch refused by its preflight: the failing checks */
+                        checks?: {
+                            /**
+                             * @description What the check is about
+                             * @example domains
+                             */
+                            name: string;
+                            /**
+                             * @description Always `fail` here
+                             * @example fail
+                             */
+                            status: string;
+                            /**
+                             * @description What the check found
+                             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+                             */
+                            detail: string;
+                        }[];
                     };
                 };
             };
@@ -47920,6 +50733,24 @@ export interface operations {
                          *     ]
                          */
                         missing?: string[];
+                        /** @description On the 409 of a campaign launch refused by its preflight: the failing checks */
+                        checks?: {
+                            /**
+                             * @description What the check is about
+                             * @example domains
+                             */
+                            name: string;
+                            /**
+                             * @description Always `fail` here
+                             * @example fail
+                             */
+                            status: string;
+                            /**
+                             * @description What the check found
+                             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+                             */
+                            detail: string;
+                        }[];
                     };
                 };
             };
@@ -47984,6 +50815,24 @@ export interface operations {
                          *     ]
                          */
                         missing?: string[];
+                        /** @description On the 409 of a campaign launch refused by its preflight: the failing checks */
+                        checks?: {
+                            /**
+                             * @description What the check is about
+                             * @example domains
+                             */
+                            name: string;
+                            /**
+                             * @description Always `fail` here
+                             * @example fail
+                             */
+                            status: string;
+                            /**
+                             * @description What the check found
+                             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+                             */
+                            detail: string;
+                        }[];
                     };
                 };
             };
@@ -48076,6 +50925,24 @@ export interface operations {
                          *     ]
                          */
                         missing?: string[];
+                        /** @description On the 409 of a campaign launch refused by its preflight: the failing checks */
+                        checks?: {
+                            /**
+                             * @description What the check is about
+                             * @example domains
+                             */
+                            name: string;
+                            /**
+                             * @description Always `fail` here
+                             * @example fail
+                             */
+                            status: string;
+                            /**
+                             * @description What the check found
+                             * @example mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)
+                             */
+                            detail: string;
+                        }[];
                     };
                 };
             };
@@ -55682,7 +58549,7 @@ export interface operations {
                  * @description Only deliveries of events of this type
                  * @example contact.created
                  */
-                event_type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "member.created" | "member.updated" | "member.deleted" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
+                event_type?: "agency_client.created" | "agency_client.linked" | "agency_client.unlinked" | "agency_grant.created" | "agency_grant.revoked" | "api_key.created" | "api_key.revoked" | "api_key.updated" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.paused" | "campaign.resumed" | "company.created" | "company.updated" | "company.deleted" | "connection.created" | "connection.updated" | "connection.deleted" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "deal.created" | "deal.updated" | "deal.deleted" | "deal.stage_changed" | "deal.contact_added" | "deal.contact_updated" | "deal.contact_removed" | "deal.evidence_added" | "deal.evidence_updated" | "deal.evidence_removed" | "deal_pipeline.created" | "deal_pipeline.updated" | "deal_pipeline.deleted" | "domain.created" | "domain.updated" | "domain.deleted" | "domain.verified" | "domain.verification_failed" | "evidence_key.created" | "export.completed" | "export.failed" | "field.created" | "field.updated" | "field.deleted" | "import.progress" | "import.completed" | "import.failed" | "import.cancelled" | "inbox_message.received" | "list.created" | "list.updated" | "list.deleted" | "list.entries_added" | "list.entry_deleted" | "list.members_added" | "list.member_removed" | "mailbox.created" | "mailbox.updated" | "mailbox.deleted" | "member.created" | "member.updated" | "member.deleted" | "message.sent" | "message.delivered" | "message.bounced" | "message.failed" | "message.opened" | "message.clicked" | "note.created" | "note.updated" | "note.deleted" | "pipeline.created" | "pipeline.updated" | "pipeline.deleted" | "product.created" | "product.updated" | "product.deleted" | "quote.created" | "quote.updated" | "quote.deleted" | "quote.sent" | "quote.voided" | "quote.returned_to_draft" | "quote.viewed" | "quote.accepted" | "quote.declined" | "quote.expired" | "reply.received" | "sandbox.reset" | "suppression.created" | "suppression.updated" | "suppression.deleted" | "task.created" | "task.updated" | "task.deleted" | "task.completed" | "task.reopened" | "thread.created" | "thread.updated" | "thread.deleted" | "thread.snoozed" | "thread.closed" | "thread.reopened" | "thread.woke" | "usage.grant" | "usage.debit" | "usage.refund" | "webhook.test" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled";
             };
             header?: never;
             path: {
@@ -56648,6 +59515,7906 @@ export interface operations {
             };
         };
     };
+    listConnections: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only connections of this kind
+                 * @example email
+                 */
+                kind?: "email";
+                /**
+                 * @description Only connections to this provider
+                 * @example smtp
+                 */
+                provider?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of connections */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new connection */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The created connection */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedConnectionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; null clears a field */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated connection */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listOutbox: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only messages of this channel
+                 * @example email
+                 */
+                channel?: "email" | "sms";
+                /**
+                 * @description Only messages with this status
+                 * @example delivered
+                 */
+                status?: "queued" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+                /**
+                 * @description Only messages caused by this record
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                record_id?: string;
+                /**
+                 * @description Only messages to this contact
+                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                contact_id?: string;
+                /**
+                 * @description Only messages sent from this mailbox
+                 * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                mailbox_id?: string;
+                /**
+                 * @description Only messages made at or after this time, unix seconds
+                 * @example 1767225600
+                 */
+                created_after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of outbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the message
+                 * @example msg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    simulateOutboxMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the message
+                 * @example msg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutboxSimulate"];
+            };
+        };
+        responses: {
+            /** @description The message with the outcome recorded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listMailboxes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only mailboxes of this connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                connection_id?: string;
+                /**
+                 * @description Only mailboxes of this member
+                 * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                owner?: string;
+                /**
+                 * @description The mailbox of this address, ignoring case
+                 * @example ada@example.com
+                 */
+                email?: string;
+                /**
+                 * @description Only mailboxes whose address contains this text
+                 * @example ada
+                 */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of mailboxes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new mailbox */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxCreate"];
+            };
+        };
+        responses: {
+            /** @description The created mailbox */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the mailbox
+                 * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the mailbox
+                 * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mailbox was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMailboxResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the mailbox
+                 * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; null clears a field */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated mailbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    testMailbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the mailbox
+                 * @example mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxTest"];
+            };
+        };
+        responses: {
+            /** @description What the server answered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxTestResultResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only domains with this status
+                 * @example verified
+                 */
+                status?: "pending" | "verified" | "failed";
+                /**
+                 * @description Only this domain (compared in its stored form)
+                 * @example mail.example.com
+                 */
+                domain?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of domains */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new domain */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainCreate"];
+            };
+        };
+        responses: {
+            /** @description The created domain */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the domain
+                 * @example dom_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the domain
+                 * @example dom_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDomainResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the domain
+                 * @example dom_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Fields to change; null clears a field */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated domain */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the domain
+                 * @example dom_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain with what the check found */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listInbox: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, 1-indexed; ignored when `cursor` is given
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description Items per page, 1 to 200
+                 * @example 50
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque `next_cursor` from a previous page; takes precedence over `page`. Anything else is 400 with `"type": "bad_request"`.
+                 * @example eyJrIjoibHN0XzAxIiwicCI6Mn0.c2lnbmF0dXJl
+                 */
+                cursor?: string;
+                /**
+                 * @description Only threads of this channel
+                 * @example email
+                 */
+                channel?: "email";
+                /**
+                 * @description Only threads in this state
+                 * @example open
+                 */
+                status?: "open" | "snoozed" | "closed";
+                /**
+                 * @description Only threads of this assignee, exactly
+                 * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                assignee?: string;
+                /** @description Only threads with this tag */
+                tag?: string;
+                /**
+                 * @description Only threads answering this sequence
+                 * @example seq_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                sequence_id?: string;
+                /**
+                 * @description Only threads with this contact
+                 * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                contact_id?: string;
+                /**
+                 * @description Only threads whose subject or other side's address contains this text, case-insensitively
+                 * @example pilot
+                 */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of inbox */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadList"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    deleteThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    snoozeThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnoozeThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The thread, snoozed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    closeThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread, closed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    reopenThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread, open */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    assignThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    tagThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TagThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    replyToThread: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyToThreadRequest"];
+            };
+        };
+        responses: {
+            /** @description The reply, as a message of the thread */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyToThreadResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    draftThreadReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the thread
+                 * @example thr_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A drafted reply */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftThreadReplyResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    createInboundUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbound URL and its signing secret, shown once */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateInboundUrlResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getConnectionPoll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The polling state */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetConnectionPollResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    pollConnection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the first request with a key runs and its answer is stored for 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`), a retry while the first still runs gets 409, and the same key with a different request 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the connection
+                 * @example conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The poll is queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PollConnectionResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs (`API key lacks scope <scope>`), or may not act for the organization X-Org-Id names */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionDeniedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Conflict with the current state (`conflict`), or a request with the same Idempotency-Key is still being processed (`idempotency_conflict`: retry later) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    receiveInboundMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the inbound URL
+                 * @example Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "message/rfc822": unknown;
+                "application/octet-stream": unknown;
+            };
+        };
+        responses: {
+            /** @description What was recorded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiveInboundMailResponse"];
+                };
+            };
+            /** @description Bad request: a required field is missing, a value is not one of those allowed, the body is not valid JSON, the cursor is malformed or foreign, or a header (Idempotency-Key, X-Org-Id, Host) is malformed */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key, or a JWT instead of an API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationFailedError"];
+                };
+            };
+            /** @description Not found, or not visible to this key */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description The request (headers and body) was not received in time */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description Request body larger than the route's limit: 1 MiB (64 KiB on public routes) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A path segment of the URL is longer than 100 characters */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UriTooLongError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description An `Expect` header other than `100-continue` */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationFailedError"];
+                };
+            };
+            /** @description The body, query or path fails validation (`validation_error`: `detail` lists the field errors), or the Idempotency-Key was already used with a different request (`idempotency_conflict`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description Rate limit exceeded; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description The request line and headers exceed 64 KiB */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeaderFieldsTooLargeError"];
+                };
+            };
+            /** @description A fault of the service (`internal_error`); the body carries nothing of it. Retry with backoff */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The store is unavailable (`service_unavailable`): retry with backoff after `Retry-After` seconds; or a provider setting is missing (`provider_not_configured`: `detail` names it) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit-Second": components["headers"]["XRateLimitLimitSecond"];
+                    "X-RateLimit-Limit-Minute": components["headers"]["XRateLimitLimitMinute"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
     onAgencyClientCreated: {
         parameters: {
             query?: never;
@@ -57241,6 +68008,114 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CompanyDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConnectionDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionDeletedEvent"];
             };
         };
         responses: {
@@ -57872,6 +68747,186 @@ export interface operations {
             };
         };
     };
+    onDomainCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDomainUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDomainDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDomainVerified: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainVerifiedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDomainVerificationFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainVerificationFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onEvidenceKeyCreated: {
         parameters: {
             query?: never;
@@ -58232,6 +69287,42 @@ export interface operations {
             };
         };
     };
+    onInboxMessageReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InboxMessageReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onListCreated: {
         parameters: {
             query?: never;
@@ -58484,6 +69575,114 @@ export interface operations {
             };
         };
     };
+    onMailboxCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMailboxUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMailboxDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailboxDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onMemberCreated: {
         parameters: {
             query?: never;
@@ -58573,6 +69772,222 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MemberDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageBounced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageBouncedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageClicked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageClickedEvent"];
             };
         };
         responses: {
@@ -59276,6 +70691,42 @@ export interface operations {
             };
         };
     };
+    onReplyReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onSandboxReset: {
         parameters: {
             query?: never;
@@ -59581,6 +71032,258 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TaskReopenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadSnoozed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadSnoozedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadClosed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadClosedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadReopened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadReopenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and gets no more deliveries */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onThreadWoke: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same for every attempt, so a receiver can de-duplicate */
+                "webhook-id": string;
+                /** @description When this attempt was signed, unix seconds */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret(s) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadWokeEvent"];
             };
         };
         responses: {

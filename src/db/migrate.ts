@@ -30,6 +30,7 @@ import { sendingDomains } from './migrations/0024-sending-domains.ts';
 import { suppressions } from './migrations/0025-suppressions.ts';
 import { inbox } from './migrations/0026-inbox.ts';
 import { mailboxes } from './migrations/0027-mailboxes.ts';
+import { campaignMailboxes } from './migrations/0028-campaign-mailboxes.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -61,6 +62,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0025-suppressions': suppressions(database.dialect),
     '0026-inbox': inbox(database.dialect),
     '0027-mailboxes': mailboxes(database.dialect),
+    '0028-campaign-mailboxes': campaignMailboxes(database.dialect),
   };
 }
 

@@ -62,6 +62,7 @@ export interface CampaignsTable {
   launched_at: number | null;
   created_at: number;
   updated_at: number;
+  mailbox_ids: string;
 }
 
 export interface ChecklistPipelinesTable {

@@ -57,6 +57,11 @@ export const ErrorBody = Type.Object(
     param: Type.Optional(Type.String({ description: 'The one field of the request at fault, when there is one', examples: ['work_email'] })),
     scope: Type.Optional(Type.String({ description: 'On a 403 for a missing scope: the scope the key lacks', examples: ['contacts:write'] })),
     missing: Type.Optional(Type.Array(Type.String(), { description: 'On the 409 of a deal entering a stage without the evidence it requires: the missing evidence keys', examples: [['budget_confirmed']] })),
+    checks: Type.Optional(Type.Array(Type.Object({
+      name: Type.String({ description: 'What the check is about', examples: ['domains'] }),
+      status: Type.String({ description: 'Always `fail` here', examples: ['fail'] }),
+      detail: Type.String({ description: 'What the check found', examples: ['mail.example.com is not verified: DMARC (No TXT record at _dmarc.mail.example.com)'] }),
+    }), { description: 'On the 409 of a campaign launch refused by its preflight: the failing checks' })),
   },
   { description: 'Error' },
 );

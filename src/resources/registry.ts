@@ -15,6 +15,7 @@ import { agencyClientRoutes } from './agency/clients.routes.ts';
 import { agencyGrantRoutes } from './agency/grants.routes.ts';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.ts';
 import { campaigns } from './campaigns/campaigns.resource.ts';
+import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { checklistPipelines } from './checklists/checklists.resource.ts';
 import { checklistRoutes } from './checklists/checklists.routes.ts';
 import { companies } from './companies/companies.resource.ts';
@@ -75,7 +76,7 @@ export const groups: Group[] = [
   resource(contacts),
   resource(companies),
   resource(lists, listRoutes),
-  resource(campaigns),
+  resource(campaigns, campaignRoutes),
   resource(deals, dealRoutes, [dealContacts, dealEvidence]),
   resource(checklistPipelines, checklistRoutes),
   resource(members),

@@ -87,11 +87,15 @@ const SETUPS: Record<string, Setup> = {
     async reach(t, state) {
       const { id } = await campaign(t.live);
       if (state === 'draft') return { id };
-      await ok(t.live.post(`/v1/campaigns/${id}/launch`));
+      // Past its preflight (campaign-preflight.test.ts): the walked campaign has no mailbox.
+      await ok(t.live.post(`/v1/campaigns/${id}/launch`, { force: true }));
       if (state === 'paused') await ok(t.live.post(`/v1/campaigns/${id}/pause`));
       // No action completes a campaign yet: the state is set as a later one would.
       if (state === 'completed') await setStored('campaigns', id, { status: 'completed' });
       return { id };
+    },
+    take: {
+      launch: { run: async (t, rec) => answered(t.live.post(`/v1/campaigns/${rec.id}/launch`, { force: true })) },
     },
   },
   inbox: {

@@ -159,7 +159,7 @@ describe('acting for a client with X-Org-Id', () => {
     }
     const steps = [{ channel: 'email', delay_days: 0, subject: 'Hello', body: 'Hi' }];
     const campaign = (await asClient.post('/v1/campaigns', { name: 'Agency launch', list_id: list, steps })).json().data.id;
-    const launched = await asClient.post(`/v1/campaigns/${campaign}/launch`);
+    const launched = await asClient.post(`/v1/campaigns/${campaign}/launch`, { force: true });
     expect(launched.statusCode, launched.body).toBe(200);
 
     const [debit] = (await asClient.get('/v1/usage/transactions?type=debit')).json().data;

@@ -1,6 +1,6 @@
-// Campaigns through HTTP: validation, editing rules, the launch (enrollment without suppressed
-// contacts, its event and ledger debit, refusal for lack of credits, concurrent launches), pause and
-// resume, filters and paging.
+// Campaigns through HTTP: validation, editing rules, the launch (forced past its preflight, tested in
+// campaign-preflight.test.ts; enrollment without suppressed contacts, its event and ledger debit,
+// refusal for lack of credits, concurrent launches), pause and resume, filters and paging.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
@@ -31,6 +31,12 @@ async function createCampaign(c: Client, body: Record<string, unknown>) {
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data;
 }
+
+/**
+ * The launch past its preflight (campaign-preflight.test.ts): these campaigns have no mailbox, and the
+ * tests are about the launch's own work, whose refusals (no list, no steps, no credits) hold forced too.
+ */
+const FORCED = { force: true };
 
 /** A campaign is launched with at least one step. */
 const STEPS = [{ channel: 'email', subject: 'Hello', body: 'Hi' }];
@@ -203,7 +209,7 @@ describe('campaigns', () => {
     const cleared = await t.live.patch(`/v1/campaigns/${campaign.id}`, { schedule: null, list_id: listId });
     expect(cleared.json().data).toMatchObject({ schedule: null, list_id: listId });
 
-    expect((await t.live.post(`/v1/campaigns/${campaign.id}/launch`)).statusCode).toBe(200);
+    expect((await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED)).statusCode).toBe(200);
     const active = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Too late' });
     expect(active.statusCode).toBe(409);
     expect(active.json()).toEqual({ type: 'conflict', detail: 'Only draft or paused campaigns can be edited' });
@@ -239,7 +245,7 @@ describe('campaigns', () => {
     await createContact(t.live, elsewhere, { work_email: 'e@keep.example' }); // another list
 
     const campaign = await createCampaign(t.live, { name: 'Launch me', list_id: listId, channels: ['email'], steps: [{ channel: 'email' }] });
-    const res = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
+    const res = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     expect(res.statusCode, res.body).toBe(200);
     const launched = res.json().data;
     expect(launched).toMatchObject({ id: campaign.id, status: 'active', audience_count: kept.length, list_id: listId });
@@ -261,7 +267,7 @@ describe('campaigns', () => {
       .where('campaign_id', '=', campaign.id).execute();
     expect(enrolled.map((e) => e.contact_id).sort()).toEqual([...kept].sort());
 
-    const again = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
+    const again = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual({ type: 'conflict', detail: 'A campaign that is active cannot be launched' });
     expect(await debits(t.live)).toHaveLength(1);
@@ -270,13 +276,13 @@ describe('campaigns', () => {
   it('launches an empty audience without a debit, and refuses a campaign without a list', async () => {
     const t = await tenant(app);
     const noList = await createCampaign(t.live, { name: 'Nowhere' });
-    const refused = await t.live.post(`/v1/campaigns/${noList.id}/launch`);
+    const refused = await t.live.post(`/v1/campaigns/${noList.id}/launch`, FORCED);
     expect(refused.statusCode).toBe(400);
     expect(refused.json().detail).toMatch(/no audience.*list_id/i);
     expect((await t.live.get(`/v1/campaigns/${noList.id}`)).json().data.status).toBe('draft');
 
     const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live), steps: STEPS });
-    const res = await t.live.post(`/v1/campaigns/${empty.id}/launch`);
+    const res = await t.live.post(`/v1/campaigns/${empty.id}/launch`, FORCED);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ status: 'active', audience_count: 0 });
     expect(await debits(t.live)).toEqual([]);
@@ -286,7 +292,7 @@ describe('campaigns', () => {
     const { listId, campaign } = await draftWithAudience(t.live, 1);
     expect((await t.live.delete(`/v1/lists/${listId}?cascade=true`)).statusCode).toBe(200);
     expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data.list_id).toBeNull();
-    expect((await t.live.post(`/v1/campaigns/${campaign.id}/launch`)).statusCode).toBe(400);
+    expect((await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED)).statusCode).toBe(400);
   });
 
   it('refuses a launch the balance cannot pay with 402, changing nothing', async () => {
@@ -294,7 +300,7 @@ describe('campaigns', () => {
     try {
       const t = await tenant(poor);
       const { listId, campaign } = await draftWithAudience(t.live, 3);
-      const res = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
+      const res = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
       expect(res.statusCode).toBe(402);
       expect(res.json().detail).toMatch(/Not enough credits.*needs 3.*balance is 2/);
 
@@ -308,7 +314,7 @@ describe('campaigns', () => {
       // With the audience down to what the balance covers, the launch goes through.
       const [first] = (await t.live.get(`/v1/contacts?list_id=${listId}&limit=1`)).json().data;
       expect((await t.live.delete(`/v1/contacts/${first.id}`)).statusCode).toBe(200);
-      const ok = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
+      const ok = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
       expect(ok.statusCode).toBe(200);
       expect(ok.json().data.audience_count).toBe(2);
       expect(await balance(t.live)).toBe(0);
@@ -320,7 +326,7 @@ describe('campaigns', () => {
   it('launches exactly once under concurrent launch requests', async () => {
     const t = await tenant(app);
     const { campaign } = await draftWithAudience(t.live, 4);
-    const results = await Promise.all(Array.from({ length: 6 }, () => t.live.post(`/v1/campaigns/${campaign.id}/launch`)));
+    const results = await Promise.all(Array.from({ length: 6 }, () => t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED)));
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json()).toEqual({ type: 'conflict', detail: 'A campaign that is active cannot be launched' });
@@ -340,7 +346,7 @@ describe('campaigns', () => {
     expect(resumeDraft.statusCode).toBe(409);
     expect(resumeDraft.json().detail).toBe('A campaign that is draft cannot be resumed');
 
-    await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
+    await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     const resumeActive = await t.live.post(`/v1/campaigns/${campaign.id}/resume`);
     expect(resumeActive.statusCode).toBe(409);
 
@@ -348,7 +354,7 @@ describe('campaigns', () => {
     expect(paused.statusCode).toBe(200);
     expect(paused.json().data).toMatchObject({ status: 'paused', audience_count: 1 });
     expect((await t.live.post(`/v1/campaigns/${campaign.id}/pause`)).statusCode).toBe(409);
-    const launchPaused = await t.live.post(`/v1/campaigns/${campaign.id}/launch`);
+    const launchPaused = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     expect(launchPaused.statusCode).toBe(409);
     expect(launchPaused.json()).toEqual({ type: 'conflict', detail: 'A campaign that is paused cannot be launched' });
 
@@ -370,9 +376,9 @@ describe('campaigns', () => {
     const t = await tenant(app);
     const draft = await createCampaign(t.live, { name: 'Draft' });
     const { campaign: active } = await draftWithAudience(t.live, 2);
-    await t.live.post(`/v1/campaigns/${active.id}/launch`);
+    await t.live.post(`/v1/campaigns/${active.id}/launch`, FORCED);
     const { campaign: paused } = await draftWithAudience(t.live, 1);
-    await t.live.post(`/v1/campaigns/${paused.id}/launch`);
+    await t.live.post(`/v1/campaigns/${paused.id}/launch`, FORCED);
     await t.live.post(`/v1/campaigns/${paused.id}/pause`);
     expect((await t.live.get('/v1/campaigns')).json().pagination.total).toBe(3);
 
@@ -394,7 +400,7 @@ describe('campaigns', () => {
   it('filters by status and list_id with exact totals', async () => {
     const t = await tenant(app);
     const { listId, campaign: launched } = await draftWithAudience(t.live, 1);
-    await t.live.post(`/v1/campaigns/${launched.id}/launch`);
+    await t.live.post(`/v1/campaigns/${launched.id}/launch`, FORCED);
     const draftSameList = await createCampaign(t.live, { name: 'Same list', list_id: listId });
     const draftNoList = await createCampaign(t.live, { name: 'No list' });
     const ids = async (query: string) => {

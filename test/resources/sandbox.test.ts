@@ -36,7 +36,7 @@ async function shape(c: Client) {
     companies: companies.map(strip).sort((a, b) => a.domain.localeCompare(b.domain)),
     contacts: contacts.map((x): Json => ({ ...strip(x), list_id: listName.get(x.list_id), company_id: companyDomain.get(x.company_id) }))
       .sort((a, b) => a.work_email.localeCompare(b.work_email)),
-    campaigns: campaigns.map(({ launched_at: _l, ...x }): Json => ({ ...strip(x), list_id: listName.get(x.list_id) })).sort((a, b) => a.name.localeCompare(b.name)),
+    campaigns: campaigns.map(({ launched_at: _l, ...x }): Json => ({ ...strip(x), list_id: listName.get(x.list_id), mailbox_ids: x.mailbox_ids.length })).sort((a, b) => a.name.localeCompare(b.name)),
   };
 }
 
@@ -202,8 +202,8 @@ describe('sandbox reset and live streams', () => {
       const reset = (await t.test.post('/v1/sandbox/reset')).json().data;
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
-      // and notes; the products, the quote made and sent.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes;
+      // and notes; the products, the quote made and sent; the mailbox attached to the draft campaign.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

@@ -25,7 +25,7 @@ async function launchCampaigns(c: Client, n: number, size = 1): Promise<string[]
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = (await c.post('/v1/campaigns', { name: `Campaign ${i}`, list_id: list, steps: [{ channel: 'email', body: 'Hi' }] })).json().data.id;
-    const res = await c.post(`/v1/campaigns/${id}/launch`);
+    const res = await c.post(`/v1/campaigns/${id}/launch`, { force: true });
     expect(res.statusCode, res.body).toBe(200);
     ids.push(id);
   }

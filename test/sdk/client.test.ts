@@ -143,7 +143,9 @@ describe('every group', () => {
 
     const campaign = (await sdk.campaigns.create({ name: 'Launch week', list_id: list.id, steps: [{ channel: 'email', subject: 'Hello', body: 'Hi' }] })).data;
     await sdk.campaigns.update(campaign.id, { name: 'Launch week 2027' });
-    expect((await sdk.campaigns.launch(campaign.id)).data.status).toBe('active');
+    // The campaign has no mailbox: its preflight fails, so the launch is forced.
+    expect((await sdk.campaigns.preflight(campaign.id)).data.ready).toBe(false);
+    expect((await sdk.campaigns.launch(campaign.id, { force: true })).data.status).toBe('active');
     expect((await sdk.campaigns.pause(campaign.id)).data.status).toBe('paused');
     expect((await sdk.campaigns.resume(campaign.id)).data.status).toBe('active');
     expect((await sdk.campaigns.get(campaign.id)).data.audience_count).toBe(1);
@@ -301,7 +303,7 @@ describe('typed errors', () => {
 
     const list = (await sdk.lists.create({ name: 'People', type: 'contacts' })).data;
     const campaign = (await sdk.campaigns.create({ name: 'Live', list_id: list.id, steps: [{ channel: 'email', subject: 'Hi', body: 'Hi' }] })).data;
-    await sdk.campaigns.launch(campaign.id);
+    await sdk.campaigns.launch(campaign.id, { force: true });
     const conflict = await sdk.campaigns.update(campaign.id, { name: 'Too late' }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(ConflictError);
     expect(conflict).not.toBeInstanceOf(IdempotencyConflictError);

@@ -24,7 +24,7 @@ async function typeChecks(sdk: RevenueClient) {
   // @ts-expect-error a single record is not a list: it cannot be iterated
   for await (const _ of sdk.contacts.get('con_1')) void _;
   // @ts-expect-error a body-less action takes no body
-  await sdk.campaigns.launch('cmp_1', { name: 'x' });
+  await sdk.campaigns.pause('cmp_1', { name: 'x' });
   return [first, cursor, created, csv];
 }
 

@@ -127,7 +127,7 @@ describe('uniqueness under concurrency', () => {
     for (let i = 0; i < 3; i++) expect((await owner.call('POST', '/v1/contacts', { body: { list_id: listId, name: `Member ${i}` } })).status).toBe(201);
     const campaign = json(await owner.call('POST', '/v1/campaigns', { body: { name: 'Race launch', list_id: listId, steps: [{ channel: 'email', subject: 'Hi', body: 'Hello' }] } })).data;
     const balance = json(await owner.call('GET', '/v1/usage')).data.balance;
-    const replies = await Promise.all(Array.from({ length: WRITERS }, () => owner.call('POST', `/v1/campaigns/${campaign.id}/launch`)));
+    const replies = await Promise.all(Array.from({ length: WRITERS }, () => owner.call('POST', `/v1/campaigns/${campaign.id}/launch`, { body: { force: true } })));
     const launched = replies.filter((r) => r.status === 200);
     expect(launched.length, replies.map((r) => `${r.status} ${r.body.slice(0, 100)}`).join('\n')).toBe(1);
     for (const r of replies.filter((x) => x.status !== 200)) {

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
 import { int, json, ref, text, timestamp } from '../../platform/resource/fields.ts';
-import { CAMPAIGN_STATUSES, Channels, ScheduleInputSchema, ScheduleSchema, StepsInputSchema, StepsSchema } from './campaigns.schemas.ts';
+import { CAMPAIGN_STATUSES, Channels, LaunchBody, MailboxIdsInput, MailboxIdsOutput, ScheduleInputSchema, ScheduleSchema, StepsInputSchema, StepsSchema } from './campaigns.schemas.ts';
 import { beforeDelete, beforeWrite, launch, resume } from './campaigns.store.ts';
 
 export const campaigns = defineResource({
@@ -14,6 +14,7 @@ export const campaigns = defineResource({
     list_id: ref('lists', { onDelete: 'set null', check: false, prefix: 'lst', description: 'The audience: a list of type contacts or leads whose contacts are enrolled at launch; null when none is set or the list was deleted' }),
     steps: json({ nullable: false, default: [], input: StepsInputSchema, output: StepsSchema, description: 'The ordered steps' }),
     schedule: json({ input: ScheduleInputSchema, output: ScheduleSchema, description: 'When steps may be sent' }),
+    mailbox_ids: json({ nullable: false, default: [], input: MailboxIdsInput, output: MailboxIdsOutput, description: 'The mailboxes the e-mail steps are sent from' }),
     audience_count: int({ readOnly: true, nullable: false, default: 0, description: 'Contacts enrolled at launch (the audience minus suppressed contacts); 0 before launch', example: 180 }),
     launched_at: timestamp({ readOnly: true, description: 'When the campaign was launched, unix seconds; null before launch', example: 1767225600 }),
   },
@@ -28,9 +29,9 @@ export const campaigns = defineResource({
     description: 'Lifecycle state: created as `draft`, `active` once launched, `paused` and resumed by their operations; read-only',
     actions: {
       launch: {
-        from: ['draft'], to: 'active', event: 'launched', stamps: ['launched_at'], guard: launch, operationId: 'launchCampaign', errors: [402],
+        from: ['draft'], to: 'active', event: 'launched', stamps: ['launched_at'], guard: launch, body: LaunchBody, operationId: 'launchCampaign', errors: [400, 402],
         summary: 'Launch a drafted campaign', eventDescription: 'A campaign was launched and its audience enrolled',
-        description: 'Stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. No steps: 409; no audience list: 400.',
+        description: 'Runs the launch preflight (`GET /v1/campaigns/{id}/launch/preflight`) first: when a check fails, the launch is refused with 409, a `detail` naming the failing checks and `checks` holding them, and nothing changes; `{"force": true}` launches anyway, and warnings never block. Then stamps `launched_at` and enrolls the contacts of its audience list that are not suppressed (`audience_count` is the exact number enrolled). Costs one credit per enrolled contact, debited in the same transaction: with too few credits the launch is refused with 402 and nothing changes. No steps: 409; no audience list: 400, even when forced.',
       },
       pause: {
         from: ['active'], to: 'paused', event: 'paused',

@@ -67,4 +67,14 @@ export type Schedule = Static<typeof ScheduleSchema>;
 
 export const StepsInputSchema = Type.Array(StepInputSchema, { maxItems: MAX_STEPS, description: `The ordered steps, at most ${MAX_STEPS}`, examples: [STEPS_EXAMPLE] });
 export const StepsSchema = Type.Array(StepSchema, { description: 'The ordered steps', examples: [STEPS_EXAMPLE] });
+const MAILBOX_IDS_EXAMPLE = ['mbx_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'];
+export const MailboxIdsInput = Type.Array(Str({ description: 'The id of a mailbox of the organization', maxLength: 64, examples: [MAILBOX_IDS_EXAMPLE[0]] }), {
+  uniqueItems: true, maxItems: 100, description: 'The mailboxes the e-mail steps are sent from, each one of the organization (else 404 `Mailbox not found`); the launch preflight weighs their limits against the audience and checks their sending domains', examples: [MAILBOX_IDS_EXAMPLE],
+});
+export const MailboxIdsOutput = Type.Array(Type.String(), { description: 'The mailboxes the e-mail steps are sent from', examples: [MAILBOX_IDS_EXAMPLE] });
+
+export const LaunchBody = Type.Object({
+  force: Type.Optional(Type.Boolean({ default: false, description: 'Launch even when a check of the preflight fails', examples: [true] })),
+}, { additionalProperties: false, description: 'Options of the launch; no body launches only when the preflight passes' });
+
 export { Channels, ListId, Name, Status };

@@ -10,9 +10,11 @@ import type { ActionOutcome } from '../../platform/resource/lifecycle.ts';
 import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
-import { suppressedSql } from '../lists/suppression.ts';
+import { mailboxes } from '../mailboxes/mailboxes.resource.ts';
 import { debitCredits } from '../usage/usage.store.ts';
 import type { Schedule, ScheduleInput, Step, StepInput } from './campaigns.schemas.ts';
+import { audienceSuppressedSql } from './preflight-audience.ts';
+import { preflight, preflightRefusal } from './preflight.ts';
 
 const EDITABLE = ['draft', 'paused'];
 
@@ -22,6 +24,14 @@ async function requireAudience(w: WriteContext, listId: unknown): Promise<void> 
   const list = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', listId).executeTakeFirst();
   if (!list) throw notFound(lists.notFound);
   if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`A campaign audience must be a list of type ${CONTACT_LIST_TYPES.join(' or ')}; list ${listId} is of type ${list.type}`);
+}
+
+/** Checks that every mailbox named is one of the tenant's, in one statement. */
+async function requireMailboxes(w: WriteContext, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = new Set((await selectIn(w.tx, 'mailboxes', w.scope).select('id').where('id', 'in', ids).execute()).map((m) => m.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw notFound(mailboxes.notFound);
 }
 
 const toSteps = (steps: StepInput[]): Step[] =>
@@ -68,6 +78,7 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
     if (before.launched_at !== null) throw conflict('The audience of a launched campaign cannot be changed');
   }
   if (input.list_id !== undefined && input.list_id !== before?.list_id) await requireAudience(w, input.list_id);
+  if (input.mailbox_ids !== undefined) await requireMailboxes(w, input.mailbox_ids as string[]);
   const steps = input.steps === undefined ? old?.steps ?? [] : toSteps(input.steps as StepInput[]);
   if (old?.status === 'paused' && steps.length === 0) throw conflict('A paused campaign must keep at least one step');
   const channels = (input.channels as string[] | undefined) ?? old?.channels ?? [...new Set(steps.map((st) => st.channel))];
@@ -86,8 +97,9 @@ export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
 }
 
 /**
- * Enrolls the contacts of the audience list that are not suppressed (an e-mail address of theirs,
- * or its domain, is a suppression entry of the tenant) and returns how many were enrolled.
+ * Enrolls the contacts of the audience list that are not suppressed (an e-mail address of theirs is
+ * suppressed, or it or its domain is a suppression-list entry of the tenant) and returns how many
+ * were enrolled.
  */
 async function enrollAudience(w: WriteContext, campaignId: string, listId: string): Promise<number> {
   const rows = w.tx.selectFrom('contacts as c')
@@ -97,7 +109,7 @@ async function enrollAudience(w: WriteContext, campaignId: string, listId: strin
     ])
     // Scoped by hand: an insert from a select needs the table's alias, which tenancy.ts does not give.
     .where('c.org_id', '=', w.scope.orgId).where('c.mode', '=', w.scope.mode).where('c.list_id', '=', listId)
-    .where(sql<SqlBool>`not ${sql.raw(suppressedSql(w.dialect, 'c'))}`);
+    .where(sql<SqlBool>`not ${sql.raw(audienceSuppressedSql(w.dialect, 'c'))}`);
   const result = await w.tx.insertInto('campaign_enrollments')
     .columns(['org_id', 'mode', 'campaign_id', 'contact_id', 'created_at'])
     .expression(rows)
@@ -110,10 +122,18 @@ function requireSteps(row: Row, doing: string): void {
   if (parseJson<Step[]>(row.steps).length === 0) throw conflict(`Campaign has no steps: add at least one step before ${doing}`);
 }
 
-/** The launch's own work (campaigns.resource.ts declares the move): enrolls the audience and debits one credit per contact enrolled. */
-export async function launch(w: WriteContext, row: Row): Promise<ActionOutcome> {
+/**
+ * The launch's own work (campaigns.resource.ts declares the move): refused with 409 when a check of
+ * the preflight fails, unless forced; then enrolls the audience and debits one credit per contact
+ * enrolled. The checks read in the launch's transaction, so what they passed is what launches.
+ */
+export async function launch(w: WriteContext, row: Row, input: Record<string, unknown>): Promise<ActionOutcome> {
   if (!row.list_id) throw badRequest('Campaign has no audience: set list_id to a list of type contacts or leads before launching');
   requireSteps(row, 'launching');
+  if (input.force !== true) {
+    const result = await preflight(w.tx, w.scope, row, w.now);
+    if (!result.ready) throw preflightRefusal(result);
+  }
   const enrolled = await enrollAudience(w, row.id, row.list_id as string);
   if (enrolled > 0) {
     await debitCredits(w, enrolled, 'campaign.launch', row.id, `Launch of campaign "${row.name}": ${enrolled} contact${enrolled === 1 ? '' : 's'} enrolled`);

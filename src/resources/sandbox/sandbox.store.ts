@@ -18,6 +18,7 @@ import { sandboxData, type ListKey } from './sandbox.data.ts';
 import { SANDBOX_DEALS, seedSandboxDeals } from './sandbox.deals.ts';
 import { seedSandboxDomain } from './sandbox.domains.ts';
 import { seedSandboxMailbox } from './sandbox.mailboxes.ts';
+import { attachSandboxMailbox } from './sandbox.campaigns.ts';
 import { SANDBOX_MEMBERS, seedSandboxMembers } from './sandbox.members.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
 import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
@@ -85,7 +86,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
     }
     return {
       id, org_id: orgId, mode, name: c.name, status: c.status, channels: JSON.stringify(c.channels), list_id: listId.get(c.list)!,
-      steps: JSON.stringify(c.steps), schedule: JSON.stringify(c.schedule), audience_count: launchedAt === null ? 0 : enrollments.length,
+      steps: JSON.stringify(c.steps), schedule: JSON.stringify(c.schedule), mailbox_ids: JSON.stringify([]), audience_count: launchedAt === null ? 0 : enrollments.length,
       launched_at: launchedAt, created_at: at(c.age), updated_at: launchedAt ?? at(c.age),
     };
   });
@@ -126,6 +127,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   if (quoted) await seedSandboxQuotes(w, { id: quoted.id, contactId: quoted.contact_id!, name: quoted.name });
   await seedSandboxDomain(w, 60 * 86_400);
   await seedSandboxMailbox(w);
+  await attachSandboxMailbox(w);
   return sandboxSummary();
 }
 
