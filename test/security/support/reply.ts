@@ -38,6 +38,9 @@ export function internalsIn(text: string): RegExp | undefined {
   return INTERNALS.find((pattern) => pattern.test(text));
 }
 
+/** A 503 by design: a provider the service does not have, or that is not configured (DESIGN.md 8), naming the setting. */
+export const providerNotConfigured = (reply: Reply): boolean => reply.status === 503 && /"type":"provider_not_configured"/.test(reply.body);
+
 export interface CheckOptions {
   /** Accept 503 (a test has taken a store away). */
   allowUnavailable?: boolean;
@@ -50,9 +53,7 @@ export function checkReply(reply: Reply, context: string, options: CheckOptions 
   const where = `${context} → ${reply.status} ${reply.body.slice(0, 300)}`;
   expect(reply.headers['x-powered-by'], `x-powered-by on ${where}`).toBeUndefined();
   if (reply.status >= 500) {
-    // A provider that is not configured is 503 by design (DESIGN.md 8: `provider_not_configured`, naming the setting).
-    const unconfigured = reply.status === 503 && /"type":"provider_not_configured"/.test(reply.body);
-    const allowed = unconfigured || (options.allowUnavailable && reply.status === 503) || (options.allowServerError && reply.status === 500);
+    const allowed = providerNotConfigured(reply) || (options.allowUnavailable && reply.status === 503) || (options.allowServerError && reply.status === 500);
     expect(allowed, `server error for ${where}`).toBe(true);
   }
   if (reply.status >= 400) {

@@ -9,7 +9,7 @@ import { freshOrg, type Actor, type Org, type Params } from '../support/actors.t
 import { absentLike, fillRoute, loadApi, type Api, type ApiRoute } from '../support/api.ts';
 import { bodyFor, factoryFor, ORG_WIDE_FOR_LIVE_KEYS, paramsFor } from '../support/factories.ts';
 import { reportFigures } from '../support/figures.ts';
-import type { Reply } from '../support/reply.ts';
+import { providerNotConfigured, type Reply } from '../support/reply.ts';
 import { expectNoSecretsInLogs } from '../support/secrets.ts';
 import { snapshot } from '../support/snapshot.ts';
 import { label, UNLIMITED } from './hostile-app.ts';
@@ -80,7 +80,7 @@ export async function isolationWalk(shard: Shard): Promise<void> {
         for (const owner of [a.live, a.test]) {
           const reply = await callRoute(api, owner, route, await paramsFor(api, owner, route, { fresh: true }));
           // Served: done, or refused for what it asks (credits, a state), or for a provider the service lacks (503 provider_not_configured).
-          const served = [200, 201, 402, 409].includes(reply.status) || (reply.status === 503 && /"type":"provider_not_configured"/.test(reply.body));
+          const served = [200, 201, 402, 409].includes(reply.status) || providerNotConfigured(reply);
           expect(served, `control ${owner.label} ${label(route)} → ${reply.status} ${reply.body}`).toBe(true);
         }
       });
