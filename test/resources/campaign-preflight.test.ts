@@ -8,14 +8,23 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/orgs/orgs.ts';
 import { client, tenant, testApp, type Client } from '../helpers/app.ts';
+import { DnsServer, dnsAvailable } from '../helpers/dns.ts';
 import { fails, ok, type Json } from '../helpers/records.ts';
 
-const env = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' };
+// A DNS server of the file's own (dnsmasq) for live-mode domains checked for real.
+const dns = dnsAvailable ? await DnsServer.start() : undefined;
+const env = {
+  RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000',
+  DNS_SERVERS: dns?.address ?? '127.0.0.1:9', DNS_TIMEOUT_MS: '3000', SPF_INCLUDE: '_spf.mail.rds.test', RETURN_PATH_TARGET: 'bounces.mail.rds.test',
+};
 let app: FastifyInstance;
 beforeAll(async () => {
   app = await testApp({ env });
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  await dns?.close();
+});
 
 const NAMES = ['steps', 'audience', 'mailboxes', 'domains', 'unsubscribe', 'schedule', 'credits'];
 const MISSING = 'cpg_01JD8X4M6R2T9Q3V5W7Y8Z0A1B';
@@ -173,6 +182,32 @@ describe('the launch preflight', () => {
       `${stray.email.split('@')[1]} is not a sending domain: add it (POST /v1/domains) and publish its records`,
       `${pendingName} is not verified yet: SPF (not checked yet), DKIM (not checked yet), DMARC (not checked yet)`,
     ].join('; '));
+  });
+
+  it.skipIf(!dnsAvailable)('domains: a record DNS does not hold fails naming it with what the check found; verified, a live campaign launches', async () => {
+    const t = await tenant(app, { sandbox: false });
+    const name = `d${unique()}.example.test`;
+    const made = await ok(t.live.post('/v1/domains', { domain: name }), 201);
+    const published = (skip?: string) => Object.fromEntries(made.records.filter((r: Json) => r.purpose !== skip)
+      .map((r: Json) => [r.name, r.type === 'CNAME' ? { cname: r.value } : { txt: [r.value] }]));
+    await dns!.publish(published('dmarc'));
+    const failed = await ok(t.live.post(`/v1/domains/${made.id}/verify`));
+    const finding = failed.records.find((r: Json) => r.purpose === 'dmarc').finding;
+    expect(finding).toEqual(expect.any(String));
+
+    const box = await mailbox(t.live, { email: `ada@${name}` });
+    const { campaign } = await readyCampaign(t.live);
+    await ok(t.live.patch(`/v1/campaigns/${campaign.id}`, { mailbox_ids: [box.id] }));
+    expect(await check(t.live, campaign.id, 'domains')).toEqual({ name: 'domains', status: 'fail', detail: `${name} is not verified: DMARC (${finding})` });
+    await fails(t.live.post(`/v1/campaigns/${campaign.id}/launch`), 409, 'The launch preflight failed: domains. Fix it, or launch with {"force": true}', {
+      checks: [{ name: 'domains', status: 'fail', detail: `${name} is not verified: DMARC (${finding})` }],
+    });
+
+    await dns!.publish(published());
+    expect((await ok(t.live.post(`/v1/domains/${made.id}/verify`))).status).toBe('verified');
+    expect(await check(t.live, campaign.id, 'domains')).toEqual({ name: 'domains', status: 'pass', detail: `${name} is verified: SPF, DKIM and DMARC found` });
+    expect((await preflightOf(t.live, campaign.id)).ready).toBe(true);
+    expect(await ok(t.live.post(`/v1/campaigns/${campaign.id}/launch`))).toMatchObject({ status: 'active', audience_count: 3 });
   });
 
   it('unsubscribe: a body with no visible unsubscribe warns, and a warning does not block the launch', async () => {
