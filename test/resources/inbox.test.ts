@@ -50,9 +50,14 @@ describe('the inbound URL', () => {
     const again = await receive(app, s.link, raw);
     expect(again).toMatchObject({ status: 'duplicate', id: first.id, thread_id: first.thread_id });
     expect((await thread(s.c, first.thread_id)).message_count).toBe(1);
+    // A message without a Message-ID is known again by its bytes.
+    const anonymous = rawMail({ messageId: null, subject: 'No id' });
+    const once = await receive(app, s.link, anonymous);
+    expect(once.message_id).toMatch(/^<[0-9a-f]{64}@message-without-id\.invalid>$/);
+    expect(await receive(app, s.link, anonymous)).toMatchObject({ status: 'duplicate', id: once.id });
     const events = await ok(s.c.get('/v1/events?type=inbox_message.received'));
-    expect(events).toHaveLength(1);
-    expect((await ok(s.c.get('/v1/events?type=thread.created')))[0].data.object.id).toBe(first.thread_id);
+    expect(events).toHaveLength(2);
+    expect((await ok(s.c.get('/v1/events?type=thread.created'))).map((e: Json) => e.data.object.id)).toEqual([once.thread_id, first.thread_id]);
   });
 
   it('answers 401 to a missing, wrong or stale signature and 404 to an unknown token, recording nothing', async () => {
