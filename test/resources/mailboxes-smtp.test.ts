@@ -150,6 +150,16 @@ describe('mailboxes over SMTP', () => {
     // Waiting is no failed attempt: the jobs are not used up however long they wait.
     const jobs = await app.services.database.db.selectFrom('jobs').select(['attempts', 'status']).where('org_id', '=', t.org_id).where('kind', '=', 'outbox.send').where('status', '!=', 'succeeded').execute();
     expect(jobs.map((j) => Number(j.attempts))).toEqual([0, 0]);
+    // A job whose last attempt finds the mailbox full (after transient failures) leaves a job keyed
+    // by its message to wait for the slot: it does not die.
+    const db = app.services.database.db;
+    const last = await db.selectFrom('jobs').select(['id', 'payload']).where('org_id', '=', t.org_id).where('kind', '=', 'outbox.send').where('status', '=', 'failed').executeTakeFirstOrThrow();
+    await db.updateTable('jobs').set({ attempts: 7, run_at: 0 }).where('org_id', '=', t.org_id).where('mode', '=', 'live').where('id', '=', last.id).execute();
+    await waitFor(() => db.selectFrom('jobs').select('status').where('org_id', '=', t.org_id).where('mode', '=', 'live').where('id', '=', last.id).executeTakeFirstOrThrow(), (j) => j.status === 'succeeded', 60_000, 100);
+    const messageId = (JSON.parse(last.payload) as { id: string }).id;
+    const waiting = await db.selectFrom('jobs').select(['status', 'schedule_key']).where('org_id', '=', t.org_id).where('schedule_key', '=', `outbox.send:${messageId}`).execute();
+    expect(waiting).toEqual([{ status: 'queued', schedule_key: `outbox.send:${messageId}` }]);
+    expect((await outbox(t.live, messageId)).status).toBe('queued');
     await clock.advance(3601);
     await waitFor(async () => (await ok(t.live.get(`/v1/outbox?mailbox_id=${t.mailbox.id}&status=sent`))).length, (n) => n === 5, 60_000, 100);
     for (const q of queued) expect(smtp.count(q.message_id)).toBe(1);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { queueEmail } from '../../src/platform/outbox/send.ts';
 import { runWrite } from '../../src/platform/write.ts';
 import { clock, tenant, testApp, type Client } from '../helpers/app.ts';
-import { fails, ok } from '../helpers/records.ts';
+import { fails, ok, type Json } from '../helpers/records.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000' } });
@@ -105,7 +105,7 @@ describe('mailboxes', () => {
 
   it('the sandbox has Ada\'s mailbox on example.com, which test sends go through', async () => {
     const t = await tenant(app);
-    const [box] = await ok(t.test.get('/v1/mailboxes'));
+    const [box] = await ok(t.test.get('/v1/mailboxes')) as Json[];
     expect(box).toMatchObject({ email: 'ada@example.com', display_name: 'Ada Lovelace', owner: expect.stringMatching(/^mem_/), connection_id: null });
     expect(await ok(t.live.get('/v1/mailboxes'))).toEqual([]);
     const result = await ok(t.test.post(`/v1/mailboxes/${box.id}/test`, {}));

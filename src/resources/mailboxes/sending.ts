@@ -15,21 +15,34 @@ export interface Sender {
   connectionId: string | null;
 }
 
-export type Held = { sender: Sender } | { retryAt: number; reason: string } | { gone: string };
+export type Held = { room: true } | { retryAt: number; reason: string } | { gone: string };
 
-/** The mailbox `id` locked for this write, with room for one more message now, or when it will have room. */
+const gone = (id: string) => ({ gone: `The mailbox ${id} was deleted before the message was sent` });
+
+/** Who the mailbox sends as and through which connection (read without a lock), or why not. */
+export async function senderOf(w: WriteContext, id: string): Promise<Sender | { gone: string }> {
+  const mailbox = await selectIn(w.tx, 'mailboxes', w.scope).select(['email', 'display_name', 'connection_id']).where('id', '=', id).executeTakeFirst();
+  if (!mailbox) return gone(id);
+  return { email: mailbox.email, displayName: mailbox.display_name, connectionId: mailbox.connection_id };
+}
+
+/**
+ * The mailbox `id` locked for the rest of this write, when it has room for one more message now;
+ * else when it will have room. Called last before the attempt is recorded: the lock is held only
+ * for the count, the attempt and the commit.
+ */
 export async function holdMailbox(w: WriteContext, id: string): Promise<Held> {
   let read = selectIn(w.tx, 'mailboxes', w.scope).selectAll().where('id', '=', id);
   if (w.dialect === 'postgres') read = read.forUpdate();
   const mailbox = await read.executeTakeFirst() as Row | undefined;
-  if (!mailbox) return { gone: `The mailbox ${id} was deleted before the message was sent` };
+  if (!mailbox) return gone(id);
   const sent = (await sentBy(w.tx, w.scope, [id], w.now)).get(id)!;
   const allowance = allowanceOf(mailbox as never, sent, w.now);
   if (allowance.remaining_this_hour < 1) {
     const window = allowance.remaining_today < 1 ? `its limit of ${allowance.today} messages in 24 hours` : `its limit of ${allowance.this_hour} messages an hour`;
     return { retryAt: await nextFreeSlot(w.tx, w.scope, id, allowance, sent, w.now), reason: `The mailbox ${mailbox.email as string} is at ${window}` };
   }
-  return { sender: { email: mailbox.email as string, displayName: mailbox.display_name as string | null, connectionId: mailbox.connection_id as string | null } };
+  return { room: true };
 }
 
 /** 409 for a test asked of a mailbox at its limit, naming when it has room again. */

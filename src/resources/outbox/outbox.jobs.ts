@@ -25,7 +25,7 @@ import { secretOf } from '../../platform/secret.ts';
 import { runWrite, type WriteContext } from '../../platform/write.ts';
 import type { Config } from '../../config.ts';
 import { dkimKeyFor } from '../domains/dkim.ts';
-import { holdMailbox } from '../mailboxes/sending.ts';
+import { holdMailbox, senderOf } from '../mailboxes/sending.ts';
 
 export const INTERRUPTED = 'Interrupted: the process stopped while the provider was being called, so whether it took the message is unknown; it is not sent again by itself';
 
@@ -59,12 +59,12 @@ export async function beginSend(w: WriteContext, id: string, secret: string, con
   }
   let connectionId = row.connection_id as string | null;
   let fromName: string | null = null;
-  if (row.mailbox_id) {
-    const held = await holdMailbox(w, row.mailbox_id as string);
-    if ('gone' in held) return void await fail(w, row, 'failed', held.gone);
-    if ('retryAt' in held) return held;
-    connectionId ??= held.sender.connectionId;
-    fromName = held.sender.displayName;
+  const mailboxId = row.mailbox_id as string | null;
+  if (mailboxId) {
+    const sender = await senderOf(w, mailboxId);
+    if ('gone' in sender) return void await fail(w, row, 'failed', sender.gone);
+    connectionId ??= sender.connectionId;
+    fromName = sender.displayName;
   }
   let resolved;
   try {
@@ -73,12 +73,18 @@ export async function beginSend(w: WriteContext, id: string, secret: string, con
     if (error instanceof AppError) return void await fail(w, row, 'failed', error.message);
     throw error;
   }
-  await updateIn(w.tx, 'outbox_messages', w.scope).set({
-    attempted_at: w.now, attempts: Number(row.attempts) + 1, provider: resolved.provider, connection_id: resolved.connectionId ?? row.connection_id as string | null, updated_at: w.now,
-  }).where('id', '=', id).execute();
   const named = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
   const from = named ? { name: named[1], address: named[2] } : { address: row.from_address as string, name: fromName };
   const dkim = resolved.provider === 'local' ? undefined : await dkimKeyFor(w.tx, w.scope, secret, from.address);
+  if (mailboxId) {
+    // Last, so that the mailbox's lock is held only for the count, the attempt and the commit.
+    const held = await holdMailbox(w, mailboxId);
+    if ('gone' in held) return void await fail(w, row, 'failed', held.gone);
+    if ('retryAt' in held) return held;
+  }
+  await updateIn(w.tx, 'outbox_messages', w.scope).set({
+    attempted_at: w.now, attempts: Number(row.attempts) + 1, provider: resolved.provider, connection_id: resolved.connectionId ?? row.connection_id as string | null, updated_at: w.now,
+  }).where('id', '=', id).execute();
   return {
     driver: resolved.driver,
     message: {
@@ -117,6 +123,12 @@ export const outboxSend = defineJobKind<SendPayload>({
     const attempt = await runWrite(database, scope, (w) => beginSend(w, id, secret, config));
     if (!attempt) return;
     if ('retryAt' in attempt) {
+      if (job.attempt >= OUTBOX_SEND.maxAttempts) {
+        // The claim took the job's last attempt (after transient failures): a job keyed by the
+        // message waits for the slot instead, one however often this runs.
+        await runWrite(database, scope, async (w) => void w.schedule(`outbox.send:${id}`, OUTBOX_SEND, { id } satisfies SendPayload, attempt.retryAt * 1000));
+        return;
+      }
       // A mailbox at its limit is no failure: the attempt the claim counted is given back with the
       // outcome, so waiting, however long, never makes the message dead.
       settle((db) => db.updateTable('jobs').set({ attempts: sql`attempts - 1` }).where('org_id', '=', job.orgId).where('mode', '=', job.mode as Mode).where('id', '=', job.id).where('attempts', '>', 0).execute());
