@@ -91,6 +91,17 @@ const inboxThread: Factory = async (api, actor) => {
   return { id: json(posted).data.thread_id };
 };
 
+/** A message of the actor's outbox: a mailbox's test, sent through a connection to the local driver (in either mode). */
+const outboxMessage: Factory = async (_api, actor) => {
+  const connection = await actor.call('POST', '/v1/connections', { body: { kind: 'email', provider: 'local' } });
+  if (connection.status !== 201) fail(`factory local connection (${actor.label}) answered ${connection.status} ${connection.body}`);
+  const mailbox = await actor.call('POST', '/v1/mailboxes', { body: { email: `o${randomBytes(6).toString('hex')}@example.com`, connection_id: json(connection).data.id } });
+  if (mailbox.status !== 201) fail(`factory mailbox (${actor.label}) answered ${mailbox.status} ${mailbox.body}`);
+  const sent = await actor.call('POST', `/v1/mailboxes/${json(mailbox).data.id}/test`, { body: {} });
+  if (sent.status !== 200) fail(`factory outbox message (${actor.label}) answered ${sent.status} ${sent.body}`);
+  return { id: json(sent).data.outbox_message_id };
+};
+
 /** A stage of a fresh pipeline of the actor. */
 const pipelineStage: Factory = async (api, actor) => {
   // The actor's pipeline, so that a stage and a pipeline given together agree.
@@ -201,6 +212,8 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/imports': csvImport,
   '/v1/exports': completedExport,
   '/v1/webhooks/:id/deliveries': webhookDelivery,
+  // Messages are made by what sends them, never by a POST.
+  '/v1/outbox': outboxMessage,
   // Threads are made by the mail that comes in, never by a POST.
   '/v1/inbox': inboxThread,
 };
