@@ -13,7 +13,7 @@ export default tseslint.config(
       globals: Object.fromEntries([
         'window', 'document', 'location', 'sessionStorage', 'fetch', 'addEventListener', 'removeEventListener',
         'dispatchEvent', 'CustomEvent', 'URLSearchParams', 'TextDecoderStream', 'AbortController', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
-        'FormData', 'console',
+        'FormData', 'console', 'navigator',
       ].map((name) => [name, 'readonly'])),
     },
   },

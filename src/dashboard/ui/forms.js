@@ -27,9 +27,19 @@ function Input({ field, id, value, set }) {
     case 'money': return html`<input ...${common} type="number" min="0" step="0.01" placeholder="0.00" value=${value} onInput=${(e) => set(e.target.value)} />`;
     case 'number': return html`<input ...${common} type="number" min="0" max=${field.max} step=${field.step ?? '1'} value=${value} onInput=${(e) => set(e.target.value)} />`;
     case 'currency': return html`<input ...${common} maxlength="3" pattern="[A-Za-z]{3}" placeholder="USD" value=${value} onInput=${(e) => set(e.target.value)} />`;
+    // Write-only: a password is sent, never read back (a connection shows only that it is set).
+    case 'password': return html`<input ...${common} type="password" autocomplete="new-password" maxlength=${field.max} value=${value} onInput=${(e) => set(e.target.value)} />`;
     case 'record': return html`<${RecordPicker} id=${id} resource=${field.resource} onPick=${set} />`;
     default: return html`<input ...${common} maxlength=${field.max} placeholder=${field.placeholder} value=${value} onInput=${(e) => set(e.target.value)} />`;
   }
+}
+
+/** Puts a part into the body, objects into objects (the settings of a connection come field by field). */
+function merge(into, part) {
+  for (const [key, v] of Object.entries(part)) {
+    into[key] = v && typeof v === 'object' && !Array.isArray(v) ? merge({ ...into[key] }, v) : v;
+  }
+  return into;
 }
 
 const initialOf = (fields) => Object.fromEntries(fields.map((f) => [f.name, f.initial ?? (f.kind === 'select' ? String(f.options[0][0]) : '')]));
@@ -50,7 +60,7 @@ export function CreateForm({ resource, spec, onCreated }) {
         if (value === undefined) continue;
         // A field may stand for a part of the body of another shape (the records a note is about).
         const part = f.body ? f.body(value) : { [f.name]: value };
-        for (const [key, v] of Object.entries(part)) body[key] = typeof v === 'object' && !Array.isArray(v) ? { ...body[key], ...v } : v;
+        merge(body, part);
       }
       const created = await api(`/v1/${resource}`, { method: 'POST', body });
       setValues(initialOf(spec.create));

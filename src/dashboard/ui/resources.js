@@ -18,11 +18,21 @@ const about = (resource, label) => ({
   name: `about_${resource}`, label, kind: 'record', resource, body: (id) => ({ associations: { [`${resource.replace(/ies$/, 'y').replace(/s$/, '')}_ids`]: [id] } }),
 });
 
+/** A part of a connection's settings or credentials, left out while empty. */
+const setting = (group, key, label, kind, cast = String) => ({
+  name: `${group}_${key}`, label, kind, max: 253,
+  body: (v) => (v === '' || v === false || (kind === 'number' && !v) ? {} : { settings: { [group]: { [key]: cast(v) } } }),
+});
+const smtp = (key, label, kind, cast) => setting('smtp', key, label, kind, cast);
+const imap = (key, label, kind, cast) => setting('imap', key, label, kind, cast);
+const secret = (key, label, kind) => ({ name: key, label, kind, max: 4000, body: (v) => (v ? { credentials: { [key]: v } } : {}) });
+
 /**
  * Per resource: `title` and `noun`; `search`, the placeholder of its full-text search (none: no
  * search); `filters`, selects whose value is a query parameter of the list, and as conditions of a
  * search (`conditions`, else `param` equal to the value); `columns`, [field, title, render?], the
  * first linking to the record; `create`, the fields of its form; `heading`, a record's title;
+ * `searchParam`, a list's own text filter searched with instead;
  * `actions`, buttons of a record's page that PATCH it: [label, body, what to say once done].
  */
 export const RESOURCES = {
@@ -117,6 +127,57 @@ export const RESOURCES = {
       { name: 'terms', label: 'Terms', kind: 'textarea', max: 10000 },
     ],
     heading: (q) => `${q.number} · ${q.title}`,
+  },
+  domains: {
+    title: 'Sending domains', noun: 'sending domain',
+    filters: [{ param: 'status', label: 'Status', options: [['pending', 'Pending'], ['verified', 'Verified'], ['failed', 'Failed']] }],
+    columns: [['domain', 'Domain'], ['status', 'Status', state('status')], ['last_checked_at', 'Last checked', when('last_checked_at')]],
+    create: [
+      { name: 'domain', label: 'Domain', required: true, max: 253, placeholder: 'mail.example.com' },
+      { name: 'description', label: 'Description', max: 500 },
+    ],
+    heading: (d) => d.domain,
+  },
+  mailboxes: {
+    title: 'Mailboxes', noun: 'mailbox',
+    columns: [
+      ['email', 'Address'], ['display_name', 'Name'],
+      ['allowance', 'Left today', (m) => (m.allowance ? `${m.allowance.remaining_today} of ${m.allowance.today}` : '—')],
+      ['daily_limit', 'Daily limit'], ['hourly_limit', 'Hourly limit'],
+    ],
+    create: [
+      { name: 'email', label: 'Address', required: true, max: 320 },
+      { name: 'display_name', label: 'Name', max: 200 },
+      { name: 'connection_id', label: 'Connection', kind: 'record', resource: 'connections' },
+      { name: 'daily_limit', label: 'Daily limit', kind: 'number', max: 100000 },
+      { name: 'hourly_limit', label: 'Hourly limit', kind: 'number', max: 100000 },
+    ],
+    heading: (m) => m.email,
+  },
+  connections: {
+    title: 'Connections', noun: 'connection',
+    columns: [['name', 'Name'], ['kind', 'Kind'], ['provider', 'Provider'], ['credentials_set', 'Credentials set']],
+    // An SMTP server (IMAP optional) of an e-mail connection; its username and password are written, never shown back.
+    create: [
+      { name: 'name', label: 'Name', required: true, max: 200 },
+      { name: 'kind', label: 'Kind', kind: 'select', options: [['email', 'E-mail']] },
+      { name: 'provider', label: 'Provider', kind: 'select', options: [['smtp', 'SMTP server'], ['local', 'Local (records only)']] },
+      smtp('host', 'SMTP host'), smtp('port', 'SMTP port', 'number', Number), smtp('secure', 'SMTP over TLS', 'checkbox', Boolean),
+      imap('host', 'IMAP host (optional)'), imap('port', 'IMAP port', 'number', Number),
+      secret('username', 'Username'), secret('password', 'Password', 'password'),
+    ],
+  },
+  inbox: {
+    title: 'Inbox', noun: 'thread', search: 'Subject or sender…', searchParam: 'q',
+    filters: [{ param: 'status', label: 'Status', options: [['open', 'Open'], ['snoozed', 'Snoozed'], ['closed', 'Closed']] }],
+    columns: [['subject', 'Subject'], ['from_address', 'From'], ['status', 'Status', state('status')], ['assignee', 'Assignee'], ['tags', 'Tags']],
+    heading: (t) => t.subject || t.id,
+  },
+  outbox: {
+    title: 'Outbox', noun: 'message',
+    filters: [{ param: 'status', label: 'Status', options: ['queued', 'sent', 'delivered', 'bounced', 'failed', 'suppressed'].map((s) => [s, s.charAt(0).toUpperCase() + s.slice(1)]) }],
+    columns: [['subject', 'Subject'], ['to_addresses', 'To'], ['status', 'Status', state('status')], ['sent_at', 'Sent', when('sent_at')], ['opened_at', 'Opened', when('opened_at')]],
+    heading: (m) => m.subject || m.id,
   },
 };
 

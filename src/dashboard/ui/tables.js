@@ -5,6 +5,7 @@
 import { api, query } from './api.js';
 import { DateTime, ErrorMessage, Heading, show } from './common.js';
 import { Fields } from './fields.js';
+import { EmailSections } from './email.js';
 import { CreateForm } from './forms.js';
 import { html, useEffect, useState } from './html.js';
 import { QuoteSections } from './quotes.js';
@@ -21,6 +22,9 @@ const chosenFilters = (spec, selected) => (spec.filters ?? [])
   .map((f) => [f, f.options.find(([v]) => String(v) === selected[f.param])[0]]);
 
 function load(resource, search, chosen, cursor, signal) {
+  // A list with a text filter of its own (the inbox's `q`) searches through it.
+  const param = RESOURCES[resource].searchParam;
+  if (search && param) return api(`/v1/${resource}${query({ limit: PAGE_SIZE, cursor, [param]: search, ...Object.fromEntries(chosen.map(([f, v]) => [f.param, v])) })}`, { signal });
   if (search) {
     const conditions = chosen.flatMap(([f, v]) => (f.conditions ? f.conditions(v) : [{ field: f.param, operator: 'eq', value: v }]));
     const body = { q: search, limit: PAGE_SIZE, ...(conditions.length ? { filters: conditions } : {}), ...(cursor ? { cursor } : {}) };
@@ -99,6 +103,7 @@ export function RecordTable({ resource }) {
 const SHOWN_ELSEWHERE = {
   quotes: ['title', 'number', 'status', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'public_token'],
   tasks: ['title'],
+  domains: ['domain', 'records'], inbox: ['messages'], outbox: ['text', 'html'],
 };
 
 /** One record's fields and actions, with its timeline, a list's members or a quote's lines. */
@@ -138,6 +143,7 @@ export function RecordPage({ resource, id }) {
       ${HAS_TIMELINE.has(resource) && html`<${Timeline} resource=${resource} id=${id} />`}
       ${resource === 'lists' && html`<${ListMembers} list=${record} />`}
       ${resource === 'quotes' && html`<${QuoteSections} quote=${record} onChange=${setRecord} />`}
+      <${EmailSections} resource=${resource} record=${record} onChange=${setRecord} />
     </div>
   `;
 }
