@@ -2,7 +2,7 @@
 // in one session: a sending domain added from its screen shows the DNS records to publish, each
 // value with a copy button that puts it in the clipboard, and "Verify now" shows what a real DNS
 // server (dnsmasq, publishing none of them) found; a thread received through the inbound URL shows in
-// the inbox and closes from its page; a mailbox's test message shows in the outbox, and simulating
+// the inbox and closes from its page; a mailbox made on its screen sends a test message, which shows in the outbox, and simulating
 // "opened" on its page records it. No Content-Security-Policy violation and no page error may occur.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -83,10 +83,21 @@ describe.skipIf(!browserAvailable || !dnsAvailable)('the e-mail screens of the d
     const thread = (await t.test.get('/v1/inbox?limit=1')).json().data[0];
     expect(thread.status).toBe('closed');
 
-    // The outbox: a mailbox's test message, opened by simulation.
-    const mailbox = (await t.test.post('/v1/mailboxes', { email: 'ada@dashboard.test' })).json().data;
-    const sent = (await t.test.post(`/v1/mailboxes/${mailbox.id}/test`, {})).json().data;
-    expect(sent.ok).toBe(true);
+    // A mailbox made from its screen on the connection above, and its test message.
+    await nav(page, 'Mailboxes');
+    await page.getByText('New mailbox').click();
+    await page.locator('#new-email').fill('ada@dashboard.test');
+    await expect.poll(() => page.locator('#new-connection_id option').count()).toBe(2);
+    await page.locator('#new-connection_id').selectOption({ label: 'Sales mailbox' });
+    await page.getByRole('button', { name: 'Create mailbox' }).click();
+    await expect.poll(() => heading(page), { timeout: 20_000 }).toBe('ada@dashboard.test');
+    const mailbox = (await t.test.get('/v1/mailboxes?email=ada@dashboard.test')).json().data[0];
+    expect(mailbox.connection_id).toBe(thread.connection_id);
+    await page.getByRole('button', { name: 'Send test message' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'Send a test message' }).getByRole('status').textContent(), { timeout: 20_000 }).toMatch(/^Sent: /);
+
+    // The outbox: that test message, opened by simulation.
+    const sent = { outbox_message_id: (await t.test.get(`/v1/outbox?mailbox_id=${mailbox.id}`)).json().data[0].id };
     await nav(page, 'Outbox');
     await page.locator(`a[href="#/outbox/${sent.outbox_message_id}"]`).click();
     await page.getByRole('button', { name: 'Simulate opened' }).click();

@@ -3,6 +3,7 @@
 // messages and operations, and an outbox message's simulated outcomes (test mode).
 import { api } from './api.js';
 import { DateTime, ErrorMessage, State } from './common.js';
+import { Choice } from './forms.js';
 import { html, useState } from './html.js';
 
 /** Runs one call of a section, keeping what it said (or its error) for the section to show. */
@@ -100,6 +101,7 @@ function ThreadActions({ record, onChange }) {
   const [tag, setTag] = useState('');
   const [until, setUntil] = useState('');
   const [reply, setReply] = useState('');
+  const [mailbox, setMailbox] = useState('');
   const path = `/v1/inbox/${record.id}`;
   const submit = (fn) => (e) => { e.preventDefault(); fn(); };
   return html`<section aria-labelledby="thread-actions">
@@ -112,7 +114,7 @@ function ThreadActions({ record, onChange }) {
     </div>
     <form onSubmit=${submit(() => call(`${path}/assign`, { assignee: assignee || null }, 'Assigned.'))}>
       <label for="assignee">Assignee</label>
-      <input id="assignee" value=${assignee} onInput=${(e) => setAssignee(e.target.value)} placeholder="Member e-mail" />
+      <${Choice} id="assignee" resource="members" value=${assignee} set=${setAssignee} none="Nobody" />
       <button type="submit">Assign</button>
     </form>
     <form onSubmit=${submit(() => call(`${path}/tag`, { tags: [...(record.tags ?? []), tag] }, 'Tagged.'))}>
@@ -125,7 +127,9 @@ function ThreadActions({ record, onChange }) {
       <input id="until" type="datetime-local" required value=${until} onInput=${(e) => setUntil(e.target.value)} />
       <button type="submit">Snooze</button>
     </form>
-    <form onSubmit=${submit(() => call(`${path}/reply`, { text: reply }, 'Reply queued.'))}>
+    <form onSubmit=${submit(() => call(`${path}/reply`, { text: reply, ...(mailbox ? { mailbox_id: mailbox } : {}) }, 'Reply queued.'))}>
+      <label for="reply-mailbox">From mailbox</label>
+      <${Choice} id="reply-mailbox" resource="mailboxes" name=${(m) => m.email} value=${mailbox} set=${setMailbox} none="The thread's" />
       <label for="reply">Reply</label>
       <textarea id="reply" required value=${reply} onInput=${(e) => setReply(e.target.value)}></textarea>
       <button type="submit">Send reply</button>

@@ -29,9 +29,22 @@ function Input({ field, id, value, set }) {
     case 'currency': return html`<input ...${common} maxlength="3" pattern="[A-Za-z]{3}" placeholder="USD" value=${value} onInput=${(e) => set(e.target.value)} />`;
     // Write-only: a password is sent, never read back (a connection shows only that it is set).
     case 'password': return html`<input ...${common} type="password" autocomplete="new-password" maxlength=${field.max} value=${value} onInput=${(e) => set(e.target.value)} />`;
+    case 'choice': return html`<${Choice} id=${id} resource=${field.resource} name=${field.show} value=${value} set=${set} />`;
     case 'record': return html`<${RecordPicker} id=${id} resource=${field.resource} onPick=${set} />`;
     default: return html`<input ...${common} maxlength=${field.max} placeholder=${field.placeholder} value=${value} onInput=${(e) => set(e.target.value)} />`;
   }
+}
+
+/** A select of the records of a short list (connections, members, mailboxes): its first 100, by `name`. */
+export function Choice({ id, resource, name = (r) => r.name ?? r.email ?? r.id, value, set, none = 'None' }) {
+  const [rows, setRows] = useState([]);
+  useEffect(() => {
+    api(`/v1/${resource}?limit=100`).then((body) => setRows(body.data), () => setRows([]));
+  }, [resource]);
+  return html`<select id=${id} value=${value ?? ''} onChange=${(e) => set(e.target.value)}>
+    <option value="">${none}</option>
+    ${rows.map((r) => html`<option value=${r.id}>${name(r)}</option>`)}
+  </select>`;
 }
 
 /** Puts a part into the body, objects into objects (the settings of a connection come field by field). */

@@ -148,9 +148,10 @@ export const RESOURCES = {
     create: [
       { name: 'email', label: 'Address', required: true, max: 320 },
       { name: 'display_name', label: 'Name', max: 200 },
-      { name: 'connection_id', label: 'Connection', kind: 'record', resource: 'connections' },
+      { name: 'connection_id', label: 'Connection', kind: 'choice', resource: 'connections' },
       { name: 'daily_limit', label: 'Daily limit', kind: 'number', max: 100000 },
       { name: 'hourly_limit', label: 'Hourly limit', kind: 'number', max: 100000 },
+      { name: 'warmup', label: 'Warm up', kind: 'checkbox', body: (on) => (on ? { warmup: { enabled: true } } : {}) },
     ],
     heading: (m) => m.email,
   },
