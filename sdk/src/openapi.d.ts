@@ -2849,13 +2849,13 @@ export interface paths {
         };
         /**
          * List mailboxes
-         * @description Lists the mailboxes, newest first, each with its `allowance` now. Filters combine: `connection_id`, `owner`, `email` (exact, ignoring case), `search` (address contains).
+         * @description Lists the mailboxes, newest first, each with its `allowance` now. Filters combine: `connection_id`, `owner_id`, `email` (exact, ignoring case), `search` (address contains).
          */
         get: operations["listMailboxes"];
         put?: never;
         /**
          * Create a mailbox
-         * @description Adds a mailbox. `email` is unique within the organization and mode (409 naming the first). `connection_id` must be an e-mail connection (404 unknown, 422 another kind); `owner` a member (404). With `warmup.enabled` the warm-up starts now.
+         * @description Adds a mailbox. `email` is unique within the organization and mode (409 naming the first). `connection_id` must be an e-mail connection (404 unknown, 422 another kind); `owner_id` a member (404). With `warmup.enabled` the warm-up starts now.
          */
         post: operations["createMailbox"];
         delete?: never;
@@ -2993,7 +2993,7 @@ export interface paths {
         };
         /**
          * List inbox threads
-         * @description Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `sequence_id`, `contact_id`, `q` (subject or the other side's address contains, case-insensitive).
+         * @description Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `contact_id`, `q` (subject or the other side's address contains, case-insensitive).
          */
         get: operations["listInbox"];
         put?: never;
@@ -8066,7 +8066,7 @@ export interface components {
                 url: string;
                 /**
                  * @description The signing secret (`whsec_…`) of the posts. Shown once
-                 * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                 * @example whsec_MfKQ9r8GKY…
                  */
                 secret: string;
             };
@@ -11749,7 +11749,7 @@ export interface components {
              * @example Europe/London
              */
             timezone: string;
-            owner: string | null;
+            owner_id: string | null;
             /** @description What it may send now, computed when read. A message counts from its attempt: taken, refused for good or interrupted; one refused for a while and retried counts once, when it is sent */
             allowance: {
                 /**
@@ -11823,11 +11823,12 @@ export interface components {
             };
             signature?: string | null;
             /**
+             * Format: iana-time-zone
              * @description The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422
              * @example Europe/London
              */
             timezone?: string;
-            owner?: string | null;
+            owner_id?: string | null;
         };
         /** @description A mailbox was created */
         MailboxCreatedEvent: components["schemas"]["Event"] & {
@@ -11954,11 +11955,12 @@ export interface components {
             };
             signature?: string | null;
             /**
+             * Format: iana-time-zone
              * @description The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422
              * @example Europe/London
              */
             timezone?: string;
-            owner?: string | null;
+            owner_id?: string | null;
         };
         /** @description A mailbox was changed (its limits, warm-up, connection, owner …); `previous_attributes` holds the earlier values */
         MailboxUpdatedEvent: components["schemas"]["Event"] & {
@@ -12037,6 +12039,7 @@ export interface components {
              */
             email: string;
             /**
+             * Format: iana-time-zone
              * @description The member's IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422
              * @example Europe/London
              */
@@ -12117,6 +12120,7 @@ export interface components {
              */
             email?: string;
             /**
+             * Format: iana-time-zone
              * @description The member's IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422
              * @example Europe/London
              */
@@ -61337,7 +61341,7 @@ export interface operations {
                  * @description Only mailboxes of this member
                  * @example mem_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
                  */
-                owner?: string;
+                owner_id?: string;
                 /**
                  * @description The mailbox of this address, ignoring case
                  * @example ada@example.com
@@ -64128,11 +64132,6 @@ export interface operations {
                 assignee?: string;
                 /** @description Only threads with this tag */
                 tag?: string;
-                /**
-                 * @description Only threads answering this sequence
-                 * @example seq_01JD8X4M6R2T9Q3V5W7Y8Z0A1B
-                 */
-                sequence_id?: string;
                 /**
                  * @description Only threads with this contact
                  * @example con_01JD8X4M6R2T9Q3V5W7Y8Z0A1B

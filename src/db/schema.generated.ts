@@ -62,7 +62,7 @@ export interface CampaignsTable {
   launched_at: number | null;
   created_at: number;
   updated_at: number;
-  mailbox_ids: string;
+  mailbox_ids: unknown;
 }
 
 export interface ChecklistPipelinesTable {
@@ -119,7 +119,7 @@ export interface ConnectionsTable {
   kind: string;
   provider: string;
   name: string | null;
-  settings: string;
+  settings: unknown;
   credentials: string | null;
   is_default: number;
   created_at: number;
@@ -424,11 +424,11 @@ export interface InboxMessagesTable {
   direction: string;
   message_id: string;
   in_reply_to: string | null;
-  reference_ids: string;
+  reference_ids: unknown;
   from_address: string | null;
   from_name: string | null;
-  to_addresses: string;
-  cc_addresses: string;
+  to_addresses: unknown;
+  cc_addresses: unknown;
   reply_to: string | null;
   subject: string | null;
   text: string | null;
@@ -454,7 +454,7 @@ export interface InboxThreadsTable {
   status: string;
   snoozed_until: number | null;
   assignee: string | null;
-  tags: string;
+  tags: unknown;
   from_address: string | null;
   contact_id: string | null;
   sequence_id: string | null;
@@ -527,11 +527,11 @@ export interface MailboxesTable {
   connection_id: string | null;
   daily_limit: number;
   hourly_limit: number | null;
-  warmup: string;
+  warmup: unknown;
   warmup_started_at: number | null;
   signature: string | null;
   timezone: string;
-  owner: string | null;
+  owner_id: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -581,17 +581,17 @@ export interface OutboxMessagesTable {
   send_key: string;
   message_id: string | null;
   from_address: string | null;
-  to_addresses: string;
+  to_addresses: unknown;
   subject: string | null;
   text: string | null;
   html: string | null;
-  headers: string;
+  headers: unknown;
   record_type: string | null;
   record_id: string | null;
   step_id: string | null;
   contact_id: string | null;
   thread_id: string | null;
-  provider_answer: string | null;
+  provider_answer: unknown;
   error: string | null;
   attempts: number;
   attempted_at: number | null;
@@ -682,7 +682,7 @@ export interface SendingDomainsTable {
   dkim_selector: string;
   dkim_public_key: string;
   dkim_private_key: string;
-  records: string;
+  records: unknown;
   verified_at: number | null;
   last_checked_at: number | null;
   created_at: number;

@@ -41,6 +41,7 @@ export const MESSAGES = {
   invalid: 'API key not associated with an organization',
   expired: 'API key has expired',
   orgMismatch: TARGET_MESSAGES.orgMismatch,
+  testOnly: 'This route simulates what a provider or a person does next, so it takes a test key (svc_test_…): in live mode that comes from the outside world',
 };
 
 /** 403 `permission_denied` naming the scope in `detail` and, for programs, in `scope`. */
@@ -170,6 +171,8 @@ function accept(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, decisio
 }
 
 function enter(deps: AuthDeps, request: FastifyRequest, key: AuthedKey, orgId: string): void {
+  // After the organization is settled, so that a refused X-Org-Id is answered as on any route.
+  if (request.routeOptions.config.testOnly === true && key.mode !== 'test') throw forbidden(MESSAGES.testOnly);
   request.apiKey = key;
   request.scope = { orgId, mode: key.mode } satisfies Scope;
   touch(deps, key, request);

@@ -7,6 +7,8 @@ export interface RouteEntry {
   /** Fastify form, with `:param` segments. */
   url: string;
   public: boolean;
+  /** A test helper: live keys are refused (config.testOnly). */
+  testOnly: boolean;
   schema: FastifySchema | undefined;
 }
 
@@ -21,7 +23,7 @@ export function recordRoutes(app: FastifyInstance): void {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: route.url, public: route.config?.public === true, schema: route.schema });
+      if (method !== 'HEAD') routes.push({ method, url: route.url, public: route.config?.public === true, testOnly: route.config?.testOnly === true, schema: route.schema });
     }
   });
   app.decorate('routeTable', routes);

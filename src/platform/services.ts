@@ -61,5 +61,10 @@ declare module 'fastify' {
      * OpenAPI document beside the schema's bodies, never validated by Fastify (which sees no body).
      */
     parsedBodies?: Record<string, { schema: unknown }>;
+    /**
+     * A test helper (simulating what a provider or a person would do next): a live key is 403 before
+     * the route runs, whatever it names, since in live mode that comes from the outside world.
+     */
+    testOnly?: boolean;
   }
 }

@@ -9,6 +9,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { AppError, malformedCursor, validationError, type FieldError } from './errors.ts';
 import { HTTP_URL, isHttpUrl, NOT_HTTP_URL } from './http-url.ts';
 import { NO_NUL } from './schemas.ts';
+import { ianaZone, NOT_A_TIME_ZONE, TIME_ZONE } from './time/zones.ts';
 
 function makeAjv(coerceTypes: boolean | 'array') {
   const ajv = new Ajv({
@@ -21,6 +22,7 @@ function makeAjv(coerceTypes: boolean | 'array') {
   });
   (addFormats as unknown as (a: Ajv, f: string[]) => void)(ajv, ['email', 'uri', 'date', 'date-time']);
   ajv.addFormat(HTTP_URL, { type: 'string', validate: isHttpUrl });
+  ajv.addFormat(TIME_ZONE, { type: 'string', validate: (v: string) => ianaZone(v) !== undefined });
   return ajv;
 }
 
@@ -49,7 +51,8 @@ const LOC: Record<string, string> = { body: 'body', querystring: 'query', params
 const MESSAGES: Record<string, (e: ErrorObject) => [string, string]> = {
   type: (e) => [`Input should be a valid ${e.params.type}`, `${e.params.type}_type`],
   format: (e) => (e.params.format === 'email' ? ['value is not a valid email address', 'value_error.email']
-    : e.params.format === HTTP_URL ? [NOT_HTTP_URL, 'value_error.url'] : [`value is not a valid ${e.params.format}`, `value_error.${e.params.format}`]),
+    : e.params.format === HTTP_URL ? [NOT_HTTP_URL, 'value_error.url']
+      : e.params.format === TIME_ZONE ? [NOT_A_TIME_ZONE, 'value_error.timezone'] : [`value is not a valid ${e.params.format}`, `value_error.${e.params.format}`]),
   maxLength: (e) => [`String should have at most ${e.params.limit} characters`, 'string_too_long'],
   minLength: (e) => [`String should have at least ${e.params.limit} characters`, 'string_too_short'],
   maximum: (e) => [`Input should be less than or equal to ${e.params.limit}`, 'less_than_equal'],

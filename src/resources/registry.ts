@@ -108,12 +108,12 @@ export const groups: Group[] = [
   { prefix: '/v1', tag: { name: 'Imports', description: 'CSV files of contacts or companies, written in the background' }, routes: importRoutes, tables: ['imports', 'import_errors', 'file_chunks'] },
   { prefix: '/v1', tag: { name: 'Exports', description: 'CSV files of records, written in the background and downloaded' }, routes: exportRoutes, tables: ['exports'] },
   { ...resource(webhookEndpoints, webhookRoutes), tables: ['webhook_deliveries'] },
-  resource(sendingDomains, domainRoutes),
   // Providers' accounts (configuration, kept by a sandbox reset) and every message made through them.
   resource(connections),
   resource(outboxMessages, outboxRoutes),
   // The addresses messages are sent from (configuration, kept by a reset), with their limits.
   resource(mailboxes, mailboxRoutes),
+  resource(sendingDomains, domainRoutes),
   // Threads of inbound mail, and the inbound side of e-mail connections (their inbound URL, IMAP
   // polls), whose state (inbound_links, imap_cursors) a sandbox reset keeps, like the connections.
   resource(inbox, inboxRoutes),

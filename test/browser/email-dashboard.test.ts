@@ -62,7 +62,8 @@ describe.skipIf(!browserAvailable || !dnsAvailable)('the e-mail screens of the d
     const copy = page.getByRole('button', { name: `Copy ${first.purpose} value` });
     await copy.click();
     await expect.poll(() => copy.textContent()).toBe('Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first.value);
+    // The page's navigator (a browser's), not the one Node's types describe.
+    expect(await page.evaluate(() => (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText())).toBe(first.value);
     await page.getByRole('button', { name: 'Verify now' }).click();
     await expect.poll(() => records.getByRole('status').textContent(), { timeout: 30_000 }).toBe('Checked: failed.');
     const checked = (await t.test.get(`/v1/domains/${domain.id}`)).json().data;

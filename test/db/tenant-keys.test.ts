@@ -8,9 +8,9 @@ import { isPostgres, testApp } from '../helpers/app.ts';
 /**
  * Tables with org_id that are looked up before any organization is known, kept whole on every node
  * (Citus reference tables): API keys are found by the hash of the presented token, public quote
- * links and unsubscribe links by the hash of their token.
+ * links, unsubscribe links and e-mail connections' inbound URLs by the hash of their token.
  */
-const REFERENCE_TABLES = new Set(['api_keys', 'quote_links', 'unsubscribe_links']);
+const REFERENCE_TABLES = new Set(['api_keys', 'quote_links', 'unsubscribe_links', 'inbound_links']);
 
 describe.runIf(isPostgres())('tenant keys in the PostgreSQL catalog', () => {
   it('leads the primary key and every unique index of each tenant table with org_id', async () => {

@@ -97,12 +97,12 @@ describe.each(created.map((r) => [r.plural, r] as const))('kernel resource %s', 
 describe('the registry', () => {
   it('names every tenant table of the store in the sandbox reset (or keeps it on purpose)', async () => {
     // Kept on purpose: the event log and counters (reset keeps the sequence moving), idempotency records,
-    // agency links and grants (access between organizations, not sample data), webhook endpoints and
-    // sending domains (configuration, like API keys) and the job queue (a delivery of an event the
+    // agency links and grants (access between organizations, not sample data), configuration like API
+    // keys (webhook endpoints, provider connections, mailboxes, sending domains, and the inbound side
+    // of e-mail connections: inbound URLs, IMAP cursors) and the job queue (a delivery of an event the
     // reset removed is dropped when it runs).
-    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'webhook_endpoints', 'sending_domains', 'jobs',
-      // Provider connections (configuration), and the inbound side of e-mail connections kept with them: inbound URLs, IMAP cursors.
-      'connections', 'inbound_links', 'imap_cursors']);
+    const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'jobs',
+      'webhook_endpoints', 'connections', 'mailboxes', 'sending_domains', 'inbound_links', 'imap_cursors']);
     const db = app.services.database.db;
     const tables = isPostgres()
       ? (await sql<{ name: string }>`select table_name as name from information_schema.columns where table_schema = current_schema() and column_name = 'mode'`.execute(db)).rows.map((r) => r.name)

@@ -22,7 +22,7 @@ describe('mailboxes', () => {
     const box = await mailbox(t.live, { email: 'Ada@Example.COM' });
     expect(box).toEqual({
       id: expect.stringMatching(/^mbx_/), email: 'ada@example.com', display_name: null, connection_id: null, daily_limit: 100, hourly_limit: null,
-      warmup: { enabled: false, start: 10, increment_per_day: 5 }, warmup_started_at: null, signature: null, timezone: 'UTC', owner: null,
+      warmup: { enabled: false, start: 10, increment_per_day: 5 }, warmup_started_at: null, signature: null, timezone: 'UTC', owner_id: null,
       allowance: { today: 100, this_hour: 100, remaining_today: 100, remaining_this_hour: 100 },
       created_at: expect.any(Number), updated_at: expect.any(Number),
     });
@@ -58,13 +58,13 @@ describe('mailboxes', () => {
 
   it('belongs to a member: an unknown one is 404, a deleted one leaves it without owner', async () => {
     const t = await tenant(app, noSandbox);
-    await fails(t.live.post('/v1/mailboxes', { email: 'a@example.com', owner: 'mem_nope' }), 404, 'Member not found');
+    await fails(t.live.post('/v1/mailboxes', { email: 'a@example.com', owner_id: 'mem_nope' }), 404, 'Member not found');
     const ada = await ok(t.live.post('/v1/members', { name: 'Ada', email: 'ada@example.com' }), 201);
-    const box = await mailbox(t.live, { email: 'a@example.com', owner: ada.id });
-    expect(box.owner).toBe(ada.id);
-    expect((await ok(t.live.get(`/v1/mailboxes?owner=${ada.id}`))).length).toBe(1);
+    const box = await mailbox(t.live, { email: 'a@example.com', owner_id: ada.id });
+    expect(box.owner_id).toBe(ada.id);
+    expect((await ok(t.live.get(`/v1/mailboxes?owner_id=${ada.id}`))).length).toBe(1);
     await ok(t.live.delete(`/v1/members/${ada.id}`));
-    expect((await ok(t.live.get(`/v1/mailboxes/${box.id}`))).owner).toBeNull();
+    expect((await ok(t.live.get(`/v1/mailboxes/${box.id}`))).owner_id).toBeNull();
   });
 
   it('a warm-up raises the daily allowance day by day up to the daily limit, and sends count against it', async () => {
@@ -106,7 +106,7 @@ describe('mailboxes', () => {
   it('the sandbox has Ada\'s mailbox on example.com, which test sends go through', async () => {
     const t = await tenant(app);
     const [box] = await ok(t.test.get('/v1/mailboxes')) as Json[];
-    expect(box).toMatchObject({ email: 'ada@example.com', display_name: 'Ada Lovelace', owner: expect.stringMatching(/^mem_/), connection_id: null });
+    expect(box).toMatchObject({ email: 'ada@example.com', display_name: 'Ada Lovelace', owner_id: expect.stringMatching(/^mem_/), connection_id: null });
     expect(await ok(t.live.get('/v1/mailboxes'))).toEqual([]);
     const result = await ok(t.test.post(`/v1/mailboxes/${box.id}/test`, {}));
     expect(await ok(t.test.get(`/v1/outbox/${result.outbox_message_id}`))).toMatchObject({ provider: 'local', status: 'delivered', from_address: 'ada@example.com', to_addresses: ['ada@example.com'] });

@@ -154,6 +154,10 @@ describe('sandbox data', () => {
     expect(events.filter((e) => e.type === 'sandbox.reset')).toHaveLength(1);
     expect(events.some((e) => e.type === 'contact.deleted' || e.type === 'company.updated')).toBe(false);
     expect(await total(t.test, '/v1/events?type=contact.created')).toBe(before.contacts.length);
+    // The mailbox is configuration, kept: its owner is Ada as the reset made her again.
+    const [mailbox] = (await t.test.get('/v1/mailboxes?email=ada@example.com')).json().data;
+    const [ada] = (await t.test.get('/v1/members?email=ada@example.com')).json().data;
+    expect(mailbox.owner_id).toBe(ada.id);
   });
 
   it('refuses live keys with 403 and never touches live data or other organizations', async () => {
@@ -202,8 +206,9 @@ describe('sandbox reset and live streams', () => {
       const reset = (await t.test.post('/v1/sandbox/reset')).json().data;
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
-      // and notes; the products, the quote made and sent; the mailbox attached to the draft campaign.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1;
+      // and notes; the products, the quote made and sent; the mailbox (kept) given back its owner, Ada,
+      // made again; the mailbox attached to the draft campaign.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

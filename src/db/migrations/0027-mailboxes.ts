@@ -20,10 +20,10 @@ export function mailboxes(dialect: Dialect) {
         .addColumn('warmup_started_at', big)
         .addColumn('signature', 'text')
         .addColumn('timezone', 'text', (c) => c.notNull())
-        .addColumn('owner', 'text'));
+        .addColumn('owner_id', 'text'));
       await createTenantUnique(db, 'mailboxes', 'mailboxes_email', ['email']);
       await db.schema.createIndex('mailboxes_connection').on('mailboxes').columns(['org_id', 'mode', 'connection_id']).execute();
-      await db.schema.createIndex('mailboxes_owner').on('mailboxes').columns(['org_id', 'mode', 'owner']).execute();
+      await db.schema.createIndex('mailboxes_owner').on('mailboxes').columns(['org_id', 'mode', 'owner_id']).execute();
     },
   };
 }

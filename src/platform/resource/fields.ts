@@ -3,6 +3,7 @@
 import { Type, type TSchema } from 'typebox';
 import { parseJson } from '../../db/sql.ts';
 import { HTTP_URL } from '../http-url.ts';
+import { ianaZone, TIME_ZONE } from '../time/zones.ts';
 import { Email, Nullable, Str, StringEnum, Tags } from '../schemas.ts';
 
 export type OnDelete = 'restrict' | 'cascade' | 'set null';
@@ -99,6 +100,13 @@ export const email = (o: Common) =>
 /** A link a person may open: only an absolute http(s) URL (http-url.ts); `javascript:` and the like are 422. */
 export const url = (o: Common & { max?: number }) =>
   field('url', o, Str({ ...doc(o), maxLength: o.max ?? 500, format: HTTP_URL }), Type.String(doc(o)));
+
+/**
+ * An IANA time zone name (`Europe/Berlin`), in which a record's hours are read: an unknown name or an
+ * offset (`+02:00`, which ignores daylight saving) is 422; stored as the zone data names it.
+ */
+export const timeZone = (o: Common) =>
+  field('text', o, Str({ ...doc(o), maxLength: 64, format: TIME_ZONE }), Type.String(doc(o)), { toRow: (v) => (typeof v === 'string' ? ianaZone(v) ?? v : v) });
 
 export const int = (o: Common & { min?: number; max?: number }) =>
   field('int', o, Type.Integer({ ...doc(o), minimum: o.min ?? 0, maximum: o.max ?? Number.MAX_SAFE_INTEGER }), Type.Integer(doc(o)), { fromRow: numeric });

@@ -16,6 +16,10 @@ export function ianaZone(value: unknown): string | undefined {
   }
 }
 
+/** The schema format of a time zone field (validation.ts checks it with `ianaZone`), and what its 422 says. */
+export const TIME_ZONE = 'iana-time-zone';
+export const NOT_A_TIME_ZONE = 'must be an IANA time zone name, like Europe/Berlin or America/New_York';
+
 /** A 422 about the body field `field` (dotted: `window.zone`), in the shape of the other field errors. */
 export const fieldError = (field: string, msg: string, type = 'value_error') =>
   validationError([{ loc: ['body', ...field.split('.')], msg, type }]);
@@ -23,6 +27,6 @@ export const fieldError = (field: string, msg: string, type = 'value_error') =>
 /** `value` as an IANA zone name, or a 422 naming `field` (e.g. `timezone`). */
 export function timeZoneOf(value: unknown, field: string): string {
   const zone = ianaZone(value);
-  if (zone === undefined) throw fieldError(field, 'must be an IANA time zone name, like Europe/Berlin or America/New_York', 'value_error.timezone');
+  if (zone === undefined) throw fieldError(field, NOT_A_TIME_ZONE, 'value_error.timezone');
   return zone;
 }

@@ -20,7 +20,7 @@ const time = (description: string) => Nullable(Type.Integer({ description, examp
 const InboundUrlSchema = Type.Object({
   connection_id: Type.String({ description: 'The connection', examples: ['conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
   url: Type.String({ description: 'Where to POST each raw message (`Content-Type: message/rfc822`), signed with `secret` (Standard Webhooks). Shown once: only its hash is kept', examples: ['https://api.example.com/public/inbound/Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9aJ0eUuVtYiOs'] }),
-  secret: Type.String({ description: 'The signing secret (`whsec_…`) of the posts. Shown once', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
+  secret: Type.String({ description: 'The signing secret (`whsec_…`) of the posts. Shown once', examples: ['whsec_MfKQ9r8GKY…'] }),
 }, { additionalProperties: false });
 
 const PollStateSchema = Type.Object({

@@ -39,7 +39,6 @@ export const inbox = defineResource({
     status: { op: 'eq', description: 'Only threads in this state' },
     assignee: { op: 'eq', description: 'Only threads of this assignee, exactly' },
     tag: { field: 'tags', op: 'has', description: 'Only threads with this tag' },
-    sequence_id: { op: 'eq', description: 'Only threads answering this sequence' },
     contact_id: { op: 'eq', description: 'Only threads with this contact' },
     q: { op: 'where', where: subjectOrFrom, schema: Str({ description: 'Only threads whose subject or other side\'s address contains this text, case-insensitively', maxLength: 200, examples: ['pilot'] }) },
   },
@@ -55,7 +54,7 @@ export const inbox = defineResource({
   routes: {
     omit: ['create', 'update', 'get'],
     docs: {
-      list: { summary: 'List inbox threads', description: 'Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `sequence_id`, `contact_id`, `q` (subject or the other side\'s address contains, case-insensitive).' },
+      list: { summary: 'List inbox threads', description: 'Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `contact_id`, `q` (subject or the other side\'s address contains, case-insensitive).' },
       delete: { summary: 'Delete a thread', description: 'Deletes a thread with its messages; reading it afterwards is 404. A message of it that comes in again starts a new thread.' },
     },
   },

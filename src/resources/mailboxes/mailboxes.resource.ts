@@ -3,7 +3,7 @@
 // domain is verified, and keeps to its limits (limits.ts), across every process that sends.
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
-import { email, int, json, ref, text, timestamp } from '../../platform/resource/fields.ts';
+import { email, int, json, ref, text, timeZone, timestamp } from '../../platform/resource/fields.ts';
 import { Str } from '../../platform/schemas.ts';
 import { WARMUP_DEFAULTS } from './limits.ts';
 import { beforeWrite, enrich } from './mailboxes.store.ts';
@@ -33,8 +33,8 @@ export const mailboxes = defineResource({
     warmup: json({ nullable: false, default: WARMUP_DEFAULTS, input: WarmupInput, output: WarmupOutput, description: 'The warm-up of a new address' }),
     warmup_started_at: timestamp({ readOnly: true, description: 'When the warm-up was turned on, unix seconds; null while it is off', example: 1767225600 }),
     signature: text({ max: 10_000, description: 'The signature added to the messages it sends, as text', example: 'Ada Lovelace\nHead of Sales' }),
-    timezone: text({ nullable: false, default: 'UTC', min: 1, max: 64, description: 'The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422', example: 'Europe/London' }),
-    owner: ref('members', { onDelete: 'set null', prefix: 'mem', description: 'The member whose mailbox it is (404 `Member not found` when unknown); null once that member is deleted' }),
+    timezone: timeZone({ nullable: false, default: 'UTC', description: 'The IANA time zone its sending hours are read in (`Europe/Berlin`); `UTC` when omitted; an unknown name is 422', example: 'Europe/London' }),
+    owner_id: ref('members', { onDelete: 'set null', prefix: 'mem', description: 'The member whose mailbox it is (404 `Member not found` when unknown); null once that member is deleted' }),
   },
   computed: {
     allowance: Type.Object({
@@ -46,7 +46,7 @@ export const mailboxes = defineResource({
   },
   filters: {
     connection_id: { op: 'eq', description: 'Only mailboxes of this connection' },
-    owner: { op: 'eq', description: 'Only mailboxes of this member' },
+    owner_id: { op: 'eq', description: 'Only mailboxes of this member' },
     email: { op: 'eq', description: 'The mailbox of this address, ignoring case', normalize: (v: string) => v.trim().toLowerCase() },
     search: { field: 'email', op: 'contains', schema: Str({ description: 'Only mailboxes whose address contains this text', maxLength: 200, examples: ['ada'] }) },
   },
@@ -56,8 +56,8 @@ export const mailboxes = defineResource({
   eventDocs: { updated: 'A mailbox was changed (its limits, warm-up, connection, owner …); `previous_attributes` holds the earlier values' },
   routes: {
     docs: {
-      list: { description: 'Lists the mailboxes, newest first, each with its `allowance` now. Filters combine: `connection_id`, `owner`, `email` (exact, ignoring case), `search` (address contains).' },
-      create: { description: 'Adds a mailbox. `email` is unique within the organization and mode (409 naming the first). `connection_id` must be an e-mail connection (404 unknown, 422 another kind); `owner` a member (404). With `warmup.enabled` the warm-up starts now.' },
+      list: { description: 'Lists the mailboxes, newest first, each with its `allowance` now. Filters combine: `connection_id`, `owner_id`, `email` (exact, ignoring case), `search` (address contains).' },
+      create: { description: 'Adds a mailbox. `email` is unique within the organization and mode (409 naming the first). `connection_id` must be an e-mail connection (404 unknown, 422 another kind); `owner_id` a member (404). With `warmup.enabled` the warm-up starts now.' },
       update: { description: 'Changes the fields given. Turning `warmup.enabled` on starts the warm-up again from `start`; turning it off clears `warmup_started_at`. Messages already queued keep to the limits as they are when each is sent.' },
       delete: { description: 'Deletes a mailbox. Its messages still queued are not sent (they end `failed`); those sent keep its id.' },
     },

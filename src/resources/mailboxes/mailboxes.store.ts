@@ -1,14 +1,11 @@
-// What mailboxes do beyond plain CRUD: the connection must be an e-mail one, the owner a member, the
-// time zone an IANA name; turning the warm-up on starts it now; `allowance` is computed when read,
-// from the outbox (limits.ts).
+// What mailboxes do beyond plain CRUD: the connection must be an e-mail one; turning the warm-up on
+// starts it now; `allowance` is computed when read, from the outbox (limits.ts).
 import { AppError, notFound } from '../../platform/errors.ts';
 import { nowSeconds } from '../../platform/ids.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
-import { timeZoneOf } from '../../platform/time/zones.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import { checkAssignee } from '../members/assignee.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { allowanceOf, sentBy, warmupOf } from './limits.ts';
@@ -24,9 +21,7 @@ async function checkConnection(w: WriteContext, id: string): Promise<void> {
 
 // Hooks are function declarations: mailboxes.resource.ts and this file import each other.
 export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, { before }: { before?: Row }): Promise<void> {
-  if (row.timezone !== undefined) row.timezone = timeZoneOf(row.timezone, 'timezone');
   if (typeof row.connection_id === 'string' && row.connection_id !== before?.connection_id) await checkConnection(w, row.connection_id);
-  if (typeof row.owner === 'string' && row.owner !== before?.owner) await checkAssignee(w.tx, w.scope, row.owner);
   if (row.warmup === undefined) return;
   // A warm-up given in part keeps the rest as it was; turning it on starts it now.
   const given = warmupOf(row.warmup);

@@ -2,10 +2,10 @@
 // host bookings and take calls. Work names a member by id (`assignee: "mem_…"`, assignee.ts); a
 // member who has left is deactivated (`is_active: false`), and deleted only once no open work is theirs.
 import { defineResource } from '../../platform/resource/define.ts';
-import { boolean, email, enumOf, text } from '../../platform/resource/fields.ts';
+import { boolean, email, enumOf, text, timeZone } from '../../platform/resource/fields.ts';
 import { Str } from '../../platform/schemas.ts';
 import { MEMBER_NOT_FOUND } from './assignee.ts';
-import { beforeDelete, beforeWrite, nameOrEmailContains } from './members.store.ts';
+import { beforeDelete, nameOrEmailContains } from './members.store.ts';
 
 export const MEMBER_ROLES = ['admin', 'member'] as const;
 
@@ -15,7 +15,7 @@ export const members = defineResource({
   fields: {
     name: text({ required: true, min: 1, max: 200, description: 'Full name', example: 'Ada Lovelace' }),
     email: email({ required: true, unique: true, description: 'E-mail address, stored lower-case; unique within the organization and mode (a second holder is 409 naming the first)', example: 'ada@example.com' }),
-    timezone: text({ nullable: false, default: 'UTC', min: 1, max: 64, description: 'The member\'s IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422', example: 'Europe/London' }),
+    timezone: timeZone({ nullable: false, default: 'UTC', description: 'The member\'s IANA time zone (`Europe/Berlin`), in which their working hours and availability are read; `UTC` when omitted. A name the zone data does not know, or an offset such as `+02:00`, is 422', example: 'Europe/London' }),
     role: enumOf(MEMBER_ROLES, { nullable: false, default: 'member', description: '`admin` or `member` (default): what the member may manage in your product', example: 'member' }),
     is_active: boolean({ nullable: false, default: true, description: 'False once the member has left: they keep their records and assignments, and can be deleted when no open work is theirs; true when omitted', example: true }),
   },
@@ -26,7 +26,7 @@ export const members = defineResource({
     search: { op: 'where', where: nameOrEmailContains, schema: Str({ description: 'Only members whose name or e-mail address contains this text, case-insensitively', maxLength: 200, examples: ['ada'] }) },
   },
   eventDocs: { updated: 'A member was changed (name, e-mail, time zone, role, or deactivated); `previous_attributes` holds the earlier values' },
-  hooks: { beforeWrite, beforeDelete },
+  hooks: { beforeDelete },
   routes: {
     docs: {
       list: { description: 'Lists the organization\'s members, newest first, with an exact `total`. Filters combine: `role`, `is_active`, `email` (exact, ignoring case) and `search` (name or e-mail contains, case-insensitive).' },

@@ -1,10 +1,8 @@
-// What members do beyond plain CRUD: the time zone is an IANA name, stored as the zone data names it
-// (422 naming `timezone` otherwise); `search` looks in names and e-mail addresses; a member who is
+// What members do beyond plain CRUD: `search` looks in names and e-mail addresses; a member who is
 // the assignee of open work is not deleted (assignee.ts).
 import { sql, type SqlBool } from 'kysely';
 import { containsPattern } from '../../db/sql.ts';
 import type { Row } from '../../platform/resource/define.ts';
-import { timeZoneOf } from '../../platform/time/zones.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { refuseWhileAssigned } from './assignee.ts';
 
@@ -13,10 +11,6 @@ export const nameOrEmailContains = (table: string, value: string) => {
   const pattern = containsPattern(value.toLowerCase());
   return sql<SqlBool>`(lower(${sql.ref(`${table}.name`)}) like ${pattern} escape '\\' or ${sql.ref(`${table}.email`)} like ${pattern} escape '\\')`;
 };
-
-export async function beforeWrite(_w: WriteContext, row: Record<string, unknown>): Promise<void> {
-  if (row.timezone !== undefined) row.timezone = timeZoneOf(row.timezone, 'timezone');
-}
 
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   await refuseWhileAssigned(w.tx, w.scope, row.id);

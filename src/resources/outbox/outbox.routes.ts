@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { conflict, forbidden, notFound } from '../../platform/errors.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
 import { OUTCOMES, recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { outboxMessages } from '../../platform/outbox/outbox.resource.ts';
 import { Data, errorResponses, Str, StringEnum } from '../../platform/schemas.ts';
@@ -23,7 +23,7 @@ const SENT = new Set(['sent', 'delivered', 'bounced']);
 export async function outboxRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/outbox/:id/simulate', {
-    config: { messages: { enum: { outcome: `Invalid outcome: must be one of ${OUTCOMES.join(', ')}` } } },
+    config: { testOnly: true, messages: { enum: { outcome: `Invalid outcome: must be one of ${OUTCOMES.join(', ')}` } } },
     schema: {
       tags: ['Outbox'], operationId: 'simulateOutboxMessage', summary: 'Simulate what happens to a message',
       description: 'Test keys only (a live key is 403: live outcomes come from the provider and the mailbox). Records an outcome of a sent message as if its recipient\'s server or the recipient had caused it, with its event (`message.delivered`, `message.bounced`, `message.opened`, `message.clicked`, `reply.received`): so an integration can be driven through every path without mailing anyone. An outcome already recorded changes nothing (200, the message as it is); a message never sent (`queued`, `failed`, `suppressed`) is 409.',
@@ -31,7 +31,6 @@ export async function outboxRoutes(fastify: FastifyInstance): Promise<void> {
       response: { 200: Data(outboxMessages.schemas.record, 'The message with the outcome recorded'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => {
-    if (req.scope.mode !== 'test') throw forbidden('Simulating an outcome needs a test key: live outcomes come from the provider');
     const { outcome, reason, hard, is_auto_reply: isAutoReply } = req.body;
     return mutate(req, reply, 200, async (w) => {
       const read = () => selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', req.params.id).executeTakeFirst() as Promise<Row | undefined>;

@@ -20,6 +20,8 @@ export interface ApiRoute {
   path: string;
   params: string[];
   public: boolean;
+  /** A test helper: live keys are refused before it runs (route config `testOnly`). */
+  testOnly: boolean;
   operation: Operation | undefined;
 }
 
@@ -56,6 +58,7 @@ export async function loadApi(app: FastifyInstance): Promise<Api> {
       path,
       params: [...r.url.matchAll(/:(\w+)/g)].map((m) => m[1]),
       public: r.public,
+      testOnly: r.testOnly,
       operation: document.paths[path]?.[r.method.toLowerCase()],
     };
   });

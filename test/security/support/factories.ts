@@ -102,6 +102,24 @@ const outboxMessage: Factory = async (_api, actor) => {
   return { id: json(sent).data.outbox_message_id };
 };
 
+/**
+ * A connection whose mailbox can be polled: IMAP settings, at a public address that never answers
+ * IMAP. A live one is polled as soon as it is made: its first poll has ended (failed) before it is
+ * used, and the walks poll again only every IMAP_POLL_SECONDS (hostile-app.ts), so no poll moves its
+ * state behind a snapshot.
+ */
+const pollableConnection: Factory = async (api, actor) => {
+  const { id } = await created('/v1/connections', {
+    body: { kind: 'email', provider: 'smtp', settings: { smtp: { host: '1.1.1.1', port: 9 }, imap: { host: '1.1.1.1', port: 9 } }, credentials: { username: 'ada', password: 'secret' } },
+  })(api, actor);
+  const deadline = Date.now() + 60_000;
+  while (actor.mode === 'live' && json(await actor.call('GET', `/v1/connections/${id}/poll`)).data.last_polled_at === null) {
+    if (Date.now() > deadline) fail(`factory pollable connection (${actor.label}): its first poll never ended`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return { id };
+};
+
 /** A stage of a fresh pipeline of the actor. */
 const pipelineStage: Factory = async (api, actor) => {
   // The actor's pipeline, so that a stage and a pipeline given together agree.
@@ -212,6 +230,7 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/imports': csvImport,
   '/v1/exports': completedExport,
   '/v1/webhooks/:id/deliveries': webhookDelivery,
+  '/v1/connections/:id/poll': pollableConnection,
   // Messages are made by what sends them, never by a POST.
   '/v1/outbox': outboxMessage,
   // Threads are made by the mail that comes in, never by a POST.
@@ -232,6 +251,8 @@ const REFERENCES: Record<string, string> = {
   // The mailbox a reply from the inbox is sent through.
   mailbox_id: '/v1/mailboxes',
   mailbox_ids: '/v1/mailboxes',
+  // The record an outbox message came from (a mailbox, for a mailbox's test message).
+  record_id: '/v1/mailboxes',
 };
 
 /** The ids of every stage of the pipeline (under `base`) that the route's factory made, once each. */
@@ -274,6 +295,9 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   'PUT /v1/tasks/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
   'PUT /v1/notes/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
   'PUT /v1/products/assert': () => ({ sku: `S-${randomBytes(6).toString('hex')}`, unit_price: 12_000 }),
+  // A campaign with an e-mail step can be launched; forced, since its mailboxes and domains are the walk's own.
+  'POST /v1/campaigns': () => ({ steps: [{ channel: 'email', subject: 'Hello', body: 'Hi {{ first_name | default: "there" }}' }] }),
+  'POST /v1/campaigns/:id/launch': () => ({ force: true }),
   // A quote with a line (and the contact its reference field gets) can be sent.
   'POST /v1/quotes': () => ({ line_items: [{ name: 'Onboarding workshop', quantity: 1, unit_price: 150_000 }] }),
   // A list of type companies (the factory's) holds companies.
