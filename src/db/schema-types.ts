@@ -53,6 +53,7 @@ const NOTES: Record<string, string> = {
   'deal_pipelines.is_default': '1 for the tenant\'s default pipeline, else null (a unique index keeps one default).',
   'deal_stage_history.stage_name': 'The stage\'s name once it is deleted (null while it exists: its current name is read).',
   'deals.doc': 'The deal\'s answer as JSON text, null until written again after a change that cleared it (stored-json.ts).',
+  'inbox_threads.doc': 'The thread\'s answer as JSON text, null until written again after a change that cleared it (stored-json.ts).',
   'exports.filters': 'JSON: the list route\'s query parameters.',
   'exports.search': 'JSON: a search body (filters, filter groups, full text, sort) selecting the records instead; null for filters.',
   'field_values': 'One row per record and set custom field: what filters, sorting and `unique` read.',

@@ -462,6 +462,8 @@ export interface InboxThreadsTable {
   connection_id: string | null;
   last_message_at: number | null;
   message_count: number;
+  /** The thread's answer as JSON text, null until written again after a change that cleared it (stored-json.ts). */
+  doc: string | null;
   created_at: number;
   updated_at: number;
 }

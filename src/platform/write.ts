@@ -20,6 +20,6 @@ export { actorColumns, type Actor, type PendingEvent } from './write/events.ts';
 export { consumeEvents, type EventConsumer, type EventWrite } from './write/fanout.ts';
 export type { Attempted } from './write/parts.ts';
 export type { Ahead, ReadAhead } from './write/read-ahead.ts';
-export { runWrite, writeIn } from './write/commit.ts';
+export { runWrite, writeIn, type Writer } from './write/commit.ts';
 export { WriteQueue } from './write/queue.ts';
 export { mutate, respond } from './write/http.ts';

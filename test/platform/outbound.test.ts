@@ -7,6 +7,7 @@
 // PostgreSQL the other apps of the suite, which allow private networks, share the queue), so the
 // delivery is made by the delivery job's handler itself, with the guard on.
 import type { FastifyInstance } from 'fastify';
+import { runWrite } from '../../src/platform/write.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.ts';
 import type { SettleBatch, SettleWrite } from '../../src/platform/jobs/kinds.ts';
@@ -82,7 +83,7 @@ describe('the SSRF guard', () => {
     const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1, ranBefore: false };
     // The attempt is recorded with the job's outcome (the runner commits what the handler settles).
     const settled: Array<(db: typeof database.db) => Promise<unknown>> = [];
-    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, loaded: undefined, signal: new AbortController().signal, settle: (w: SettleWrite | SettleBatch<unknown>, value?: unknown) => void settled.push(typeof w === 'function' ? w : (db) => w.write(db, [value])) });
+    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound, log: app.log, job, loaded: undefined, signal: new AbortController().signal, write: (scope, work) => runWrite(database, scope, work), settle: (w: SettleWrite | SettleBatch<unknown>, value?: unknown) => void settled.push(typeof w === 'function' ? w : (db) => w.write(db, [value])) });
     await expect(run).rejects.toThrow('localhost resolves to a private or reserved address');
     for (const write of settled) await write(database.db);
     const [delivery] = (await t.live.get(`/v1/webhooks/${id}/deliveries`)).json().data;
@@ -116,7 +117,7 @@ describe('the SSRF guard', () => {
     const { database, config } = app.services;
     const job = { id: `dlv_${event.id.slice(4)}${id.slice(4)}`, orgId: t.org_id, mode: 'live', attempt: 1, ranBefore: false };
     const settled: Array<(db: typeof database.db) => Promise<unknown>> = [];
-    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound: rebinding, log: app.log, job, loaded: undefined, signal: new AbortController().signal, settle: (w: SettleWrite | SettleBatch<unknown>, value?: unknown) => void settled.push(typeof w === 'function' ? w : (db) => w.write(db, [value])) });
+    const run = webhookDelivery.run({ endpoint_id: id, event_id: event.id }, { database, config, outbound: rebinding, log: app.log, job, loaded: undefined, signal: new AbortController().signal, write: (scope, work) => runWrite(database, scope, work), settle: (w: SettleWrite | SettleBatch<unknown>, value?: unknown) => void settled.push(typeof w === 'function' ? w : (db) => w.write(db, [value])) });
     await expect(run).rejects.toThrow('rebind.example resolves to a private or reserved address');
     for (const write of settled) await write(database.db);
     const [delivery] = (await t.live.get(`/v1/webhooks/${id}/deliveries`)).json().data;

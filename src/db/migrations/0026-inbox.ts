@@ -4,7 +4,7 @@
 // where its IMAP mailbox was read up to (UIDVALIDITY and the last UID). `inbound_links` are the
 // URLs a mail provider posts raw messages to: found by the token's SHA-256 before the tenant is
 // known (like `quote_links`), each with the signing secret its posts are verified with, sealed.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../database.ts';
 import { columnTypes, createTenantTable, createTenantUnique } from '../migration-helpers.ts';
 
@@ -26,7 +26,10 @@ export function inbox(dialect: Dialect) {
         .addColumn('mailbox_id', 'text')
         .addColumn('connection_id', 'text')
         .addColumn('last_message_at', big)
-        .addColumn('message_count', 'integer', (c) => c.notNull()));
+        .addColumn('message_count', 'integer', (c) => c.notNull())
+        // The thread's answer as JSON text (stored-json.ts), null while a write has cleared it.
+        .addColumn('doc', 'text'));
+      await db.schema.createIndex('inbox_threads_doc_missing').on('inbox_threads').columns(['org_id', 'mode', 'id']).where(sql.ref('doc'), 'is', null).execute();
       // The list filters, each ending in `id` (see 0014-filter-indexes); threading by contact and subject.
       await db.schema.createIndex('inbox_threads_status').on('inbox_threads').columns(['org_id', 'mode', 'status', 'id']).execute();
       await db.schema.createIndex('inbox_threads_assignee').on('inbox_threads').columns(['org_id', 'mode', 'assignee', 'id']).execute();

@@ -8,6 +8,7 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { OutboundClient } from '../outbound.ts';
+import type { Writer } from '../write/commit.ts';
 
 /** The job's id and tenant, and which attempt this is (1 for the first). */
 export interface JobInfo {
@@ -36,6 +37,12 @@ export interface JobContext<L = unknown> extends LoadContext {
   loaded: L | undefined;
   /** Aborted when the process shuts down and the job is released to run again elsewhere. */
   signal: AbortSignal;
+  /**
+   * Runs `work` as one write of `scope`, committed with the writes the process's other jobs make
+   * at the same moment (group commit: one transaction, one log sync, for many jobs), and resolves
+   * once it is committed. A write that fails fails alone, as `runWrite`'s would.
+   */
+  write: Writer;
   /**
    * Commits `write` in the transaction that records this attempt's outcome, whatever it is, and only
    * while the job still holds its lease: the job's own record of an attempt (a delivery's) then never

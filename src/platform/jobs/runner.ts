@@ -15,6 +15,7 @@ import type { OutboundClient } from '../outbound.ts';
 import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind, type SettleBatch, type SettleWrite } from './kinds.ts';
 import { claimJobs, extendLeases, jobKey, releaseJobs, type JobRow, type SettledJob } from './queue.ts';
 import { OutcomeQueue } from './settler.ts';
+import { WriteQueue } from '../write/queue.ts';
 
 const MIN_IDLE_MS = 25;
 
@@ -55,6 +56,8 @@ export class JobRunner {
   readonly #abort = new AbortController();
   readonly #leaseMs: number;
   readonly #outcomes: OutcomeQueue;
+  /** The jobs' own writes (`context.write`), committed together as requests' writes are. */
+  readonly #writes: WriteQueue;
   #claims = 0;
   #stopping = false;
   #wakeUp: (() => void) | undefined;
@@ -71,6 +74,7 @@ export class JobRunner {
     this.#perKey = options.config.workerConcurrencyPerKey;
     this.#perOrg = options.config.workerConcurrencyPerOrg;
     this.#outcomes = new OutcomeQueue(options.database, options.log);
+    this.#writes = new WriteQueue(options.database);
   }
 
   start(): void {
@@ -219,6 +223,7 @@ export class JobRunner {
       await kind.run(JSON.parse(job.payload) as never, {
         database: this.#o.database, config: this.#o.config, log: this.#o.log, outbound: this.#o.outbound,
         job: info(job), loaded: loaded as never, signal: this.#abort.signal,
+        write: (scope, work, ahead) => this.#writes.run(scope, work, null, ahead),
         settle: (write: SettleWrite | SettleBatch<unknown>, value?: unknown) => void writes.push({ batch: typeof write === 'function' ? { write } : write, value }),
       });
       return { job, outcome: { status: 'succeeded' }, writes };

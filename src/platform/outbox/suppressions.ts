@@ -6,7 +6,7 @@
 // carries its recipient's own `unsubscribeLink` (RFC 8058 one-click through `listUnsubscribeHeaders`).
 // The API of the records (`/v1/suppressions`) and the link's public routes live in
 // resources/suppressions/.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Expression } from 'kysely';
 import { dialectOf } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
@@ -69,6 +69,19 @@ export async function suppressionOf(db: Kysely<DB>, scope: Scope, channel: Chann
   const { orgId, mode } = scope;
   const domain = channel === 'email' ? domainOf(normalized) : normalized;
   return CHECK.first(db, dialectOf(db), [orgId, mode, channel, normalized, orgId, mode, channel, normalized, domain]);
+}
+
+/**
+ * The same rule as a condition of a statement (the send's attempt records itself only when it holds):
+ * none of the e-mail `addresses` (normalized) is suppressed, nor listed with its domain.
+ */
+export function noneSuppressed<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, db: Kysely<DB>, scope: Scope, addresses: readonly string[]): Expression<SqlBool> {
+  const values = [...new Set([...addresses, ...addresses.map(domainOf)])];
+  const one = sql.lit(1).as('one');
+  return eb.and([
+    eb.not(eb.exists(selectIn(db, 'suppressions', scope).select(one).where('channel', '=', 'email').where('address', 'in', addresses))),
+    eb.not(eb.exists(selectIn(db, 'list_entries', scope).select(one).where('value', 'in', values))),
+  ]);
 }
 
 export type SuppressionRow = Selectable<DB['suppressions']>;

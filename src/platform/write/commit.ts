@@ -15,6 +15,11 @@ import { PartRefused } from './parts.ts';
 import type { Ahead } from './read-ahead.ts';
 
 export type Work<T> = (w: WriteContext) => Promise<T>;
+/**
+ * What commits a write: `runWrite` on its own, or a group commit (a job's `context.write`), where
+ * writes announcing the same `ahead` join a run (read-ahead.ts).
+ */
+export type Writer = <T>(scope: Scope, work: Work<T>, ahead?: Ahead) => Promise<T>;
 
 /** Runs `work` as the write of `scope` inside an open transaction (one transaction may span scopes). */
 export async function writeIn<T>(tx: Transaction<DB>, dialect: Dialect, scope: Scope, work: Work<T>): Promise<T> {

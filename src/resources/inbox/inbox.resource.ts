@@ -43,6 +43,8 @@ export const inbox = defineResource({
     q: { op: 'where', where: subjectOrFrom, schema: Str({ description: 'Only threads whose subject or other side\'s address contains this text, case-insensitively', maxLength: 200, examples: ['pilot'] }) },
   },
   counter: 'inbox_threads',
+  // A page joins the threads' stored answers; the writes of receive.ts and reply.ts write them too.
+  storedJson: true,
   ownedTables: ['inbox_messages'],
   hooks: { beforeDelete },
   lifecycle: THREAD_LIFECYCLE,

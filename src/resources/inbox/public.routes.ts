@@ -12,6 +12,8 @@ import { standardWebhooksSignature } from '../../platform/public/signatures.ts';
 import { Data, errorResponses, Nullable } from '../../platform/schemas.ts';
 import { openInboundLink } from './inbound-links.ts';
 import { receiveMail } from './receive.ts';
+import { CONTACT_OF_ADDRESS } from './threading.ts';
+import type { ReadAhead } from '../../platform/write.ts';
 
 const RAW_TYPES = ['message/rfc822', 'application/octet-stream'];
 
@@ -31,6 +33,13 @@ const ReceivedSchema = Type.Object({
 
 export async function publicInboundRoutes(fastify: FastifyInstance): Promise<void> {
   const { config, database, writes } = fastify.services;
+  // The link is opened once a request: for the signature's check, then for the handler.
+  const links = new WeakMap<object, ReturnType<typeof openInboundLink>>();
+  const linkOf = (request: { params: unknown }) => {
+    let link = links.get(request);
+    if (!link) links.set(request, link = openInboundLink(database.db, fastify.services.secret, (request.params as { token: string }).token));
+    return link;
+  };
   const routes = publicRoutes(fastify);
   const maxBytes = config.inboundMaxBytes;
   // The raw message, as bytes: the signature is made over them, the parser reads them.
@@ -44,7 +53,7 @@ export async function publicInboundRoutes(fastify: FastifyInstance): Promise<voi
     bodyLimit: maxBytes,
     signature: {
       scheme: standardWebhooksSignature,
-      secrets: async (request) => [(await openInboundLink(database.db, fastify.services.secret, (request.params as { token: string }).token)).signing],
+      secrets: async (request) => [(await linkOf(request)).signing],
     },
     schema: {
       tags: ['Inbound mail'], security: [], params: TokenParams, operationId: 'receiveInboundMail', summary: 'Post a received message',
@@ -53,7 +62,7 @@ export async function publicInboundRoutes(fastify: FastifyInstance): Promise<voi
       response: { 200: Data(ReceivedSchema, 'What was recorded'), ...errorResponses(401, 404, 413, 422) },
     },
   }, async (request) => {
-    const link = await openInboundLink(database.db, fastify.services.secret, request.params.token);
+    const link = await linkOf(request);
     const raw = Buffer.isBuffer(request.body) ? request.body : request.rawBody;
     if (!raw) throw new AppError('unsupported_media_type', `Post the raw message as ${RAW_TYPES.join(' or ')}`);
     let mail;
@@ -63,7 +72,9 @@ export async function publicInboundRoutes(fastify: FastifyInstance): Promise<voi
       if (!(error instanceof MailRefused)) throw error;
       throw error.reason === 'too_large' ? new AppError('payload_too_large', error.message) : new AppError('validation', [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
     }
-    const received = await writes.run(link.scope, (w) => receiveMail(w, fastify.services.secret, mail, { source: 'webhook', connectionId: link.connectionId }));
+    // Posts that arrive together are recorded in one transaction, their senders' contacts read at once.
+    const from = mail.from?.address ?? null;
+    const received = await writes.run(link.scope, (w) => receiveMail(w, fastify.services.secret, mail, { source: 'webhook', connectionId: link.connectionId }), null, { by: CONTACT_OF_ADDRESS as ReadAhead, key: () => from });
     fastify.services.notify(link.scope);
     return { data: received };
   });

@@ -15,7 +15,7 @@ import { inbox } from './inbox.resource.ts';
 import { messageRecord, type MessageRow } from './messages.ts';
 import { markBounced, markReplied } from './sent-outcomes.ts';
 import { countMessages } from './thread-writes.ts';
-import { normalizeSubject, placeMessage, type Answered } from './threading.ts';
+import { knownMessages, normalizeSubject, placeMessage, referred, type Answered } from './threading.ts';
 
 export interface Arrival {
   /** `imap` (polled) or `webhook` (posted by a provider). */
@@ -47,7 +47,7 @@ async function newThread(w: WriteContext, mail: InboundMail, arrival: Arrival, c
     normalized_subject: normalizeSubject(mail.subject), status: 'open', snoozed_until: null, assignee: null, tags: '[]',
     from_address: mail.from?.address ?? null, contact_id: contactId, sequence_id: answered?.sequenceId ?? null,
     mailbox_id: answered?.mailboxId ?? null, connection_id: arrival.connectionId ?? answered?.connectionId ?? null,
-    last_message_at: null, message_count: 0, created_at: at, updated_at: at,
+    last_message_at: null, message_count: 0, doc: null, created_at: at, updated_at: at,
   }).execute();
   w.count(inbox.counter!, 1);
   return id;
@@ -74,13 +74,17 @@ async function addSent(w: WriteContext, threadId: string, answered: Answered): P
 
 /** Records `mail` in the tenant's inbox (see the top of this file); the service's secret checks reply addresses. */
 export async function receiveMail(w: WriteContext, secret: string, mail: InboundMail, arrival: Arrival): Promise<Received> {
-  const known = await selectIn(w.tx, 'inbox_messages', w.scope).select(['id', 'thread_id', 'is_auto_reply', 'outbox_id']).where('message_id', '=', mail.messageId).executeTakeFirst();
+  // The message itself (recorded before?) and those it refers to, in one read.
+  const report = mail.report;
+  const found = await knownMessages(w, [mail.messageId, ...(report ? [] : referred(mail))]);
+  const known = found.find((k) => k.message_id === mail.messageId);
   if (known) {
     return { status: 'duplicate', id: known.id, thread_id: known.thread_id, message_id: mail.messageId, is_auto_reply: Boolean(known.is_auto_reply), outbox_id: known.outbox_id, bounce: null };
   }
-  const report = mail.report;
   // A report is about the message it names, whatever its own headers say.
-  const placed = await placeMessage(w, secret, report?.originalMessageId ? { ...mail, inReplyTo: report.originalMessageId, references: [], to: [], cc: [] } : mail);
+  const placed = report?.originalMessageId
+    ? await placeMessage(w, secret, { ...mail, inReplyTo: report.originalMessageId, references: [], to: [], cc: [] })
+    : await placeMessage(w, secret, mail, found);
   const automatic = report ? 'delivery_status' : mail.autoReply;
   let threadId = placed.threadId;
   let created = false;
@@ -100,7 +104,7 @@ export async function receiveMail(w: WriteContext, secret: string, mail: Inbound
     source: arrival.source, raw_size: mail.size, created_at: creationTime(id, w.now), updated_at: w.now,
   };
   await w.tx.insertInto('inbox_messages').values(row).execute();
-  const threadRow = await countMessages(w, threadId, 1, Math.max(date, 0), !created);
+  const threadRow = await countMessages(w, threadId, 1, Math.max(date, 0), !created, placed.counts);
   const message = messageRecord(row);
   if (created) w.emit(inbox.events.created, await presentOne(inbox, w.tx, w.scope, threadRow as never));
   else if (!automatic && threadRow.status !== 'open') await performAction(inbox, w, threadRow as never, 'reopen');

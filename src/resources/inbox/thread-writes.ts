@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { applyUpdate, getRow, presentOne } from '../../platform/resource/store.ts';
+import { storeJson } from '../../platform/resource/stored-json.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { inbox } from './inbox.resource.ts';
@@ -21,18 +22,19 @@ const threadRow = async (w: WriteContext, id: string) =>
 
 /**
  * Adds `messages` to the thread's count and makes `at` its latest time when it is later; answers
- * the thread as it is now. `announce` records `thread.updated` (not for a thread the write made).
+ * the thread as it is now. `announce` records `thread.updated` (not for a thread the write made),
+ * naming what changed from the counts `known` when the caller read them, else read here.
  */
-export async function countMessages(w: WriteContext, id: string, messages: number, at: number, announce: boolean): Promise<Row> {
-  const before = announce ? await threadRow(w, id) : undefined;
-  await updateIn(w.tx, 'inbox_threads', w.scope).set({
+export async function countMessages(w: WriteContext, id: string, messages: number, at: number, announce: boolean, known?: { message_count: unknown; last_message_at: unknown }): Promise<Row> {
+  const before = announce ? known ?? await threadRow(w, id) : undefined;
+  const after = await updateIn(w.tx, 'inbox_threads', w.scope).set({
     message_count: sql`message_count + ${messages}`,
     last_message_at: sql`case when last_message_at is null or last_message_at < ${at} then ${at} else last_message_at end`,
     updated_at: w.now,
-  } as never).where(sql.ref('id'), '=', id).execute();
-  const after = await threadRow(w, id);
+  } as never).where(sql.ref('id'), '=', id).returningAll().executeTakeFirstOrThrow() as unknown as Row;
+  const record = await presentOne(inbox, w.tx, w.scope, after);
+  storeJson(inbox, w, record);
   if (before) {
-    const record = await presentOne(inbox, w.tx, w.scope, after);
     const previous = { message_count: Number(before.message_count), last_message_at: before.last_message_at === null ? null : Number(before.last_message_at) };
     w.emit(inbox.events.updated, record, Object.fromEntries(Object.entries(previous).filter(([name, value]) => record[name] !== value)));
   }

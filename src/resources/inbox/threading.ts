@@ -9,9 +9,9 @@ import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import type { InboundMail } from '../../platform/mail/parse.ts';
 import { safeEqual } from '../../platform/public/signatures.ts';
-import { selectIn } from '../../platform/resource/tenancy.ts';
+import { sameTenant, selectIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
-import type { WriteContext } from '../../platform/write.ts';
+import type { ReadAhead, WriteContext } from '../../platform/write.ts';
 
 /** The message the service sent that an inbound one answers (an outbox row). */
 export interface Answered {
@@ -24,9 +24,17 @@ export interface Answered {
   connectionId: string | null;
 }
 
+/** What a thread's counts were before a message joins it (its `thread.updated` names what changed). */
+export interface ThreadCounts {
+  message_count: number;
+  last_message_at: number | null;
+}
+
 export interface Placement {
   /** The thread found, or null: the message starts one. */
   threadId: string | null;
+  /** Its counts as found, read with it. */
+  counts?: ThreadCounts;
   /** How it was found: `references`, `reply_token`, `subject`, or `new`. */
   by: 'references' | 'reply_token' | 'subject' | 'new';
   answered: Answered | null;
@@ -72,7 +80,7 @@ const sequenceOf = (recordType: string | null, recordId: string | null): string 
   recordType === 'sequence' || recordType === 'sequences' ? recordId : null;
 
 /** Ids the message refers to, nearest first: In-Reply-To, then References from the last. */
-const referred = (mail: InboundMail) => [...new Set([mail.inReplyTo, ...[...mail.references].reverse()].filter((id): id is string => Boolean(id)))].slice(0, 50);
+export const referred = (mail: InboundMail) => [...new Set([mail.inReplyTo, ...[...mail.references].reverse()].filter((id): id is string => Boolean(id)))].slice(0, 50);
 
 async function answeredOf(w: WriteContext, ids: string[]): Promise<Answered | null> {
   if (ids.length === 0) return null;
@@ -86,43 +94,81 @@ async function answeredOf(w: WriteContext, ids: string[]): Promise<Answered | nu
   } : null;
 }
 
-/** A thread of the tenant that exists (a sent message may name one deleted since). */
-async function existing(w: WriteContext, threadId: string | null): Promise<string | null> {
+const counted = (row: { message_count: unknown; last_message_at: unknown }): ThreadCounts =>
+  ({ message_count: Number(row.message_count), last_message_at: row.last_message_at === null ? null : Number(row.last_message_at) });
+
+/** A thread of the tenant that exists (a sent message may name one deleted since), with its counts. */
+async function existing(w: WriteContext, threadId: string | null): Promise<{ threadId: string; counts: ThreadCounts } | null> {
   if (!threadId) return null;
-  const row = await selectIn(w.tx, 'inbox_threads', w.scope).select(sql.ref('id').as('id')).where(sql.ref('id'), '=', threadId).executeTakeFirst() as { id: string } | undefined;
-  return row?.id ?? null;
+  const row = await selectIn(w.tx, 'inbox_threads', w.scope).select([sql.ref<string>('id').as('id'), 'message_count', 'last_message_at']).where(sql.ref('id'), '=', threadId).executeTakeFirst();
+  return row ? { threadId: row.id, counts: counted(row) } : null;
 }
 
-/** The contact of an address (work or personal e-mail), the oldest when several have it. */
-export async function contactOf(w: WriteContext, address: string | null): Promise<string | null> {
-  if (!address) return null;
-  const row = await selectIn(w.tx, 'contacts', w.scope).select('id')
-    .where((eb) => eb.or([eb('work_email', '=', address), eb('personal_email', '=', address)])).orderBy('id').limit(1).executeTakeFirst();
-  return row?.id ?? null;
+/**
+ * The contact of each address (work or personal e-mail; the oldest when several have it), read in
+ * one statement for the messages a run of inbound writes records (read-ahead.ts): no write of the
+ * inbox changes contacts.
+ */
+export const CONTACT_OF_ADDRESS: ReadAhead<string | null, string | null> = {
+  key: (_row, input) => (input.address as string | null) ?? null,
+  async read(tx, _dialect, scope, keys) {
+    const addresses = [...new Set(keys.filter((k): k is string => Boolean(k)))];
+    if (addresses.length === 0) return keys.map(() => null);
+    const rows = await selectIn(tx, 'contacts', scope).select(['id', 'work_email', 'personal_email'])
+      .where((eb) => eb.or([eb('work_email', 'in', addresses), eb('personal_email', 'in', addresses)])).orderBy('id').execute();
+    return keys.map((key) => (key ? rows.find((r) => r.work_email === key || r.personal_email === key)?.id ?? null : null));
+  },
+};
+
+/** The contact of an address: the oldest with it as work or personal e-mail. */
+export const contactOf = (w: WriteContext, address: string | null): Promise<string | null> => w.readAhead(CONTACT_OF_ADDRESS, address);
+
+/** A message the inbox holds, by Message-ID, with its thread's counts (null when the thread is gone). */
+export interface KnownMessage {
+  id: string;
+  message_id: string;
+  thread_id: string;
+  is_auto_reply: number;
+  outbox_id: string | null;
+  message_count: number | null;
+  last_message_at: number | null;
 }
 
-/** Where `mail` goes in the tenant's inbox (see the top of this file). */
-export async function placeMessage(w: WriteContext, secret: string, mail: InboundMail): Promise<Placement> {
+/** The messages of these Message-IDs the inbox holds, with their threads, in one read. */
+export async function knownMessages(w: WriteContext, messageIds: readonly string[]): Promise<KnownMessage[]> {
+  if (messageIds.length === 0) return [];
+  return await selectIn(w.tx, 'inbox_messages', w.scope)
+    .leftJoin('inbox_threads', (j) => j.on(sameTenant('inbox_threads', 'inbox_messages')).onRef('inbox_threads.id', '=', 'inbox_messages.thread_id'))
+    .select(['inbox_messages.id', 'inbox_messages.message_id', 'inbox_messages.thread_id', 'inbox_messages.is_auto_reply', 'inbox_messages.outbox_id', 'inbox_threads.message_count', 'inbox_threads.last_message_at'])
+    .where('inbox_messages.message_id', 'in', [...new Set(messageIds)]).execute() as KnownMessage[];
+}
+
+/**
+ * Where `mail` goes in the tenant's inbox (see the top of this file). `known`: what `knownMessages`
+ * found for its referred ids, when the caller read it already.
+ */
+export async function placeMessage(w: WriteContext, secret: string, mail: InboundMail, known?: KnownMessage[]): Promise<Placement> {
   const ids = referred(mail);
   const answered = await answeredOf(w, ids);
   const fromAddress = mail.from?.address ?? null;
   const contactId = answered?.contactId ?? await contactOf(w, fromAddress);
   if (ids.length > 0) {
-    const known = await selectIn(w.tx, 'inbox_messages', w.scope).select(['thread_id', 'message_id']).where('message_id', 'in', ids).execute();
-    const nearest = ids.map((id) => known.find((k) => k.message_id === id)).find(Boolean);
-    const threadId = await existing(w, nearest?.thread_id ?? answered?.threadId ?? null);
-    if (threadId) return { threadId, by: 'references', answered, contactId };
+    // The messages it refers to that a thread still holds.
+    const held = (known ?? await knownMessages(w, ids)).filter((k) => k.message_count !== null);
+    const nearest = ids.map((id) => held.find((k) => k.message_id === id)).find(Boolean);
+    const found = nearest ? { threadId: nearest.thread_id, counts: counted(nearest as { message_count: number; last_message_at: number | null }) } : await existing(w, answered?.threadId ?? null);
+    if (found) return { ...found, by: 'references', answered, contactId };
     if (answered) return { threadId: null, by: 'references', answered, contactId };
   }
   for (const to of [...mail.to, ...mail.cc]) {
-    const threadId = await existing(w, threadOfAddress(secret, w.scope, to.address));
-    if (threadId) return { threadId, by: 'reply_token', answered, contactId };
+    const found = await existing(w, threadOfAddress(secret, w.scope, to.address));
+    if (found) return { ...found, by: 'reply_token', answered, contactId };
   }
   const subject = normalizeSubject(mail.subject);
   if (contactId && subject) {
-    const row = await selectIn(w.tx, 'inbox_threads', w.scope).select('id')
+    const row = await selectIn(w.tx, 'inbox_threads', w.scope).select(['id', 'message_count', 'last_message_at'])
       .where('contact_id', '=', contactId).where('normalized_subject', '=', subject).orderBy('id', 'desc').limit(1).executeTakeFirst();
-    if (row) return { threadId: row.id, by: 'subject', answered, contactId };
+    if (row) return { threadId: row.id, counts: counted(row), by: 'subject', answered, contactId };
   }
   return { threadId: null, by: 'new', answered, contactId };
 }

@@ -14,8 +14,8 @@ import { notConfigured } from '../../platform/providers/registry.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import { Data, Email, errorResponses, IdParams } from '../../platform/schemas.ts';
-import { runWrite } from '../../platform/write.ts';
-import { beginSend, recordRefused, recordSent } from '../outbox/outbox.jobs.ts';
+import { runWrite, type Writer } from '../../platform/write.ts';
+import { beginSend, recordRefused, recordSent, sendContextOf } from '../outbox/outbox.jobs.ts';
 import { atLimit } from './sending.ts';
 
 /** The guard job runs this long after a test, well past every SMTP timeout. */
@@ -52,11 +52,12 @@ export async function mailboxRoutes(fastify: FastifyInstance): Promise<void> {
         from: mailbox.email as string, to: [to], subject: 'Test message', mailboxId: mailbox.id, record: { type: 'mailbox', id: mailbox.id },
         text: `This message tests the mailbox ${mailbox.email as string}: it went through its connection as every message from it will.`,
       }, { runAt: w.now * 1000 + GUARD_MS });
-      const attempt = await beginSend(w, queued.id, secret, config);
+      const attempt = await beginSend(w, await sendContextOf(w, queued.id, secret, config));
       if (attempt && 'retryAt' in attempt) throw atLimit(attempt);
       return { queued, attempt };
     });
     const { queued, attempt } = begun;
+    const written: Writer = (s, work) => runWrite(database, s, work);
     const result = (ok: boolean, response: string) => ({ data: { ok, response, message_id: queued.message_id, outbox_message_id: queued.id } });
     if (!attempt) {
       // Not sent at all: a suppressed address, or no provider (live mode, nothing configured).
@@ -66,11 +67,11 @@ export async function mailboxRoutes(fastify: FastifyInstance): Promise<void> {
     }
     try {
       const answer = await attempt.driver.send(attempt.message);
-      await recordSent(database, scope, queued.id, answer);
+      await recordSent(written, scope, attempt.row, answer);
       return result(true, answer.response);
     } catch (error) {
       // A test is not retried: whatever kept the message from the server is its answer.
-      await recordRefused(database, scope, queued.id, error as Error);
+      await recordRefused(written, scope, attempt.row, error as Error);
       return result(false, (error as { response?: string }).response ?? (error as Error).message);
     }
   });

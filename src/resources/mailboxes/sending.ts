@@ -9,39 +9,33 @@ import { selectIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { allowanceOf, nextFreeSlot, sentBy } from './limits.ts';
 
-export interface Sender {
-  email: string;
-  displayName: string | null;
-  connectionId: string | null;
-}
-
 export type Held = { room: true } | { retryAt: number; reason: string } | { gone: string };
 
 const gone = (id: string) => ({ gone: `The mailbox ${id} was deleted before the message was sent` });
 
-/** Who the mailbox sends as and through which connection (read without a lock), or why not. */
-export async function senderOf(w: WriteContext, id: string): Promise<Sender | { gone: string }> {
-  const mailbox = await selectIn(w.tx, 'mailboxes', w.scope).select(['email', 'display_name', 'connection_id']).where('id', '=', id).executeTakeFirst();
-  if (!mailbox) return gone(id);
-  return { email: mailbox.email, displayName: mailbox.display_name, connectionId: mailbox.connection_id };
-}
-
 /**
- * The mailbox `id` locked for the rest of this write, when it has room for one more message now;
- * else when it will have room. Called last before the attempt is recorded: the lock is held only
- * for the count, the attempt and the commit.
+ * The mailbox `id` locked for the rest of this write's transaction, with one more message counted
+ * against it, when it has room for one more now; else when it will have room. The caller records
+ * the attempt in the same transaction. The mailbox and its count are read once per transaction (the
+ * tenant's writes hold its lock until the commit: no other can send meanwhile), and the transaction
+ * counts its own attempts, so a group commit's sends of one mailbox pay for one read of it.
  */
 export async function holdMailbox(w: WriteContext, id: string): Promise<Held> {
-  let read = selectIn(w.tx, 'mailboxes', w.scope).selectAll().where('id', '=', id);
-  if (w.dialect === 'postgres') read = read.forUpdate();
-  const mailbox = await read.executeTakeFirst() as Row | undefined;
+  const held = await w.shared(`mailbox-hold:${id}`, async () => {
+    let read = selectIn(w.tx, 'mailboxes', w.scope).selectAll().where('id', '=', id);
+    if (w.dialect === 'postgres') read = read.forUpdate();
+    const mailbox = await read.executeTakeFirst() as Row | undefined;
+    return { mailbox, sent: mailbox ? (await sentBy(w.tx, w.scope, [id], w.now)).get(id)! : { day: 0, hour: 0 } };
+  });
+  const { mailbox, sent } = held;
   if (!mailbox) return gone(id);
-  const sent = (await sentBy(w.tx, w.scope, [id], w.now)).get(id)!;
   const allowance = allowanceOf(mailbox as never, sent, w.now);
   if (allowance.remaining_this_hour < 1) {
     const window = allowance.remaining_today < 1 ? `its limit of ${allowance.today} messages in 24 hours` : `its limit of ${allowance.this_hour} messages an hour`;
     return { retryAt: await nextFreeSlot(w.tx, w.scope, id, allowance, sent, w.now), reason: `The mailbox ${mailbox.email as string} is at ${window}` };
   }
+  sent.day++;
+  sent.hour++;
   return { room: true };
 }
 

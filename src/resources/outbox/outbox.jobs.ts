@@ -4,8 +4,9 @@
 // whether the provider took the message cannot be known (RFC 1047), and sending it again could reach
 // a person twice, so it is recorded `failed` (interrupted) and not sent again by itself. A transient
 // refusal (4xx, no connection) is known to have sent nothing: the attempt is undone and retried.
+// What a send reads about its message, mailbox, connection and domain comes read for the whole
+// claim (send-context.ts); the attempt's transaction checks again what must hold at that moment.
 import { sql } from 'kysely';
-import type { Database } from '../../db/database.ts';
 import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -13,24 +14,28 @@ import { defineJobKind, RetryLater } from '../../platform/jobs/kinds.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { outboxMessages } from '../../platform/outbox/outbox.resource.ts';
 import { OUTBOX_SEND, type SendPayload } from '../../platform/outbox/send.ts';
-import { suppressionOf } from '../../platform/outbox/suppressions.ts';
-import { emailKind, PermanentSendError, type EmailDriver, type EmailMessage, type SendAnswer } from '../../platform/providers/email/email.ts';
-import { resolveProvider } from '../../platform/providers/registry.ts';
+import { noneSuppressed, suppressionOf } from '../../platform/outbox/suppressions.ts';
+import { PermanentSendError, type EmailDriver, type EmailMessage, type SendAnswer } from '../../platform/providers/email/email.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { nowMillis } from '../../platform/clock.ts';
 import { secretOf } from '../../platform/secret.ts';
-import { runWrite, type WriteContext } from '../../platform/write.ts';
+import type { Ahead, ReadAhead, WriteContext, Writer } from '../../platform/write.ts';
 import type { Config } from '../../config.ts';
-import { dkimKeyFor } from '../domains/dkim.ts';
-import { holdMailbox, senderOf } from '../mailboxes/sending.ts';
+import { holdMailbox } from '../mailboxes/sending.ts';
+import { loadClaimedSends, loadSendContexts, type SendContext } from './send-context.ts';
+
+/**
+ * The sends' writes of one tenant that commit together make a run: they share one end (their
+ * events and deferred updates in one statement on PostgreSQL). Each changes only its own message's
+ * row, which no other write of the run reads, and reads nothing ahead.
+ */
+const SENDS: ReadAhead<null, undefined> = { key: () => null, read: async (_tx, _dialect, _scope, keys) => keys.map(() => undefined) };
+const inRun: Ahead = { by: SENDS as ReadAhead, key: () => null };
 
 export const INTERRUPTED = 'Interrupted: the process stopped while the provider was being called, so whether it took the message is unknown; it is not sent again by itself';
-
-const readRow = async (w: WriteContext, id: string) =>
-  await selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', id).executeTakeFirstOrThrow() as Row;
 
 /** Ends a message that will not be sent, with `message.failed`. */
 async function fail(w: WriteContext, row: Row, status: 'failed' | 'suppressed', error: string): Promise<void> {
@@ -39,54 +44,60 @@ async function fail(w: WriteContext, row: Row, status: 'failed' | 'suppressed', 
   w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
 }
 
-/** What beginning an attempt gives: the driver and the message, or the time its mailbox has room again. */
-export type Begun = { driver: EmailDriver; message: EmailMessage } | { retryAt: number; reason: string };
+/** Ends the message as `suppressed` when one of its recipients is; whether it did. */
+async function failSuppressed(w: WriteContext, row: Row, to: string[]): Promise<boolean> {
+  for (const address of to) {
+    const found = await suppressionOf(w.tx, w.scope, 'email', address);
+    if (found) {
+      await fail(w, row, 'suppressed', `${address} is suppressed (${found.reason})`);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** What beginning an attempt gives: the driver, the message and its row as attempted, or the time its mailbox has room again. */
+export type Begun = { driver: EmailDriver; message: EmailMessage; row: Row } | { retryAt: number; reason: string };
+
+const gone = (id: string) => `The mailbox ${id} was deleted before the message was sent`;
 
 /**
  * Begins the attempt: the driver and the message to give it, or nothing when it is not to be sent. A
  * message of a mailbox goes through the mailbox's connection under its name, and waits while the
  * mailbox is at its limit (mailboxes/sending.ts); every live message from a verified sending domain
- * is signed with the domain's DKIM key.
+ * is signed with the domain's DKIM key. `context` was read before this transaction: the attempt is
+ * recorded only if the message is still queued, unattempted and to no suppressed address.
  */
-export async function beginSend(w: WriteContext, id: string, secret: string, config: Config): Promise<Begun | undefined> {
-  const row = await selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', id).executeTakeFirst() as Row | undefined;
+export async function beginSend(w: WriteContext, context: SendContext): Promise<Begun | undefined> {
+  const { row, mailbox, provider, dkim } = context;
   if (!row || row.status !== 'queued') return undefined;
   if (row.attempted_at !== null) return void await fail(w, row, 'failed', INTERRUPTED);
   const to = parseJson<string[]>(row.to_addresses);
-  for (const address of to) {
-    const found = await suppressionOf(w.tx, w.scope, 'email', address);
-    if (found) return void await fail(w, row, 'suppressed', `${address} is suppressed (${found.reason})`);
-  }
-  let connectionId = row.connection_id as string | null;
-  let fromName: string | null = null;
   const mailboxId = row.mailbox_id as string | null;
-  if (mailboxId) {
-    const sender = await senderOf(w, mailboxId);
-    if ('gone' in sender) return void await fail(w, row, 'failed', sender.gone);
-    connectionId ??= sender.connectionId;
-    fromName = sender.displayName;
-  }
-  let resolved;
-  try {
-    resolved = await resolveProvider(emailKind, { db: w.tx, scope: w.scope, secret, config }, connectionId);
-  } catch (error) {
-    if (error instanceof AppError) return void await fail(w, row, 'failed', error.message);
-    throw error;
-  }
-  const named = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
-  const from = named ? { name: named[1], address: named[2] } : { address: row.from_address as string, name: fromName };
-  const dkim = resolved.provider === 'local' ? undefined : await dkimKeyFor(w.tx, w.scope, secret, from.address);
+  if (mailboxId && !mailbox) return void await fail(w, row, 'failed', gone(mailboxId));
+  if (!provider || provider instanceof AppError) return void await fail(w, row, 'failed', provider?.message ?? 'No e-mail provider');
   if (mailboxId) {
     // Last, so that the mailbox's lock is held only for the count, the attempt and the commit.
     const held = await holdMailbox(w, mailboxId);
     if ('gone' in held) return void await fail(w, row, 'failed', held.gone);
-    if ('retryAt' in held) return held;
+    // A message that will not be sent does not wait for the mailbox's room.
+    if ('retryAt' in held) return (await failSuppressed(w, row, to)) ? undefined : held;
   }
-  await updateIn(w.tx, 'outbox_messages', w.scope).set({
-    attempted_at: w.now, attempts: Number(row.attempts) + 1, provider: resolved.provider, connection_id: resolved.connectionId ?? row.connection_id as string | null, updated_at: w.now,
-  }).where('id', '=', id).execute();
+  const attempt = { attempted_at: w.now, attempts: Number(row.attempts) + 1, provider: provider.provider, connection_id: provider.connectionId ?? row.connection_id as string | null, updated_at: w.now };
+  // Recorded only while the message is queued, unattempted and to no suppressed address.
+  const { numUpdatedRows } = await updateIn(w.tx, 'outbox_messages', w.scope).set(attempt)
+    .where('id', '=', row.id as string).where('status', '=', 'queued').where('attempted_at', 'is', null)
+    .where((eb) => noneSuppressed(eb, w.tx, w.scope, to)).executeTakeFirstOrThrow();
+  if (numUpdatedRows === 0n) {
+    if (await failSuppressed(w, row, to)) return undefined;
+    // Changed since it was read (sent, or an attempt begun): decided on what it is now.
+    return beginSend(w, { ...context, row: await selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', row.id as string).executeTakeFirst() as Row | undefined });
+  }
+  const named = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
+  const from = named ? { name: named[1], address: named[2] } : { address: row.from_address as string, name: (mailbox?.display_name as string | null | undefined) ?? null };
   return {
-    driver: resolved.driver,
+    driver: provider.driver,
+    row: { ...row, ...attempt },
     message: {
       messageId: row.message_id as string, from, to, subject: row.subject as string, text: row.text as string | null, html: row.html as string | null,
       headers: parseJson<Record<string, string>>(row.headers), ...(dkim ? { dkim } : {}),
@@ -94,39 +105,54 @@ export async function beginSend(w: WriteContext, id: string, secret: string, con
   };
 }
 
-/** Records a message the provider took, with `message.sent` (and the local driver's outcome). */
-export async function recordSent(database: Database, scope: Scope, id: string, taken: SendAnswer): Promise<void> {
-  await runWrite(database, scope, async (w) => {
-    const row = await readRow(w, id);
-    const changes = { status: 'sent', sent_at: w.now, error: null, provider_answer: JSON.stringify(taken), updated_at: w.now };
-    await updateIn(w.tx, 'outbox_messages', w.scope).set(changes).where('id', '=', id).execute();
-    w.emit('message.sent', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
-    if (taken.outcome) await recordOutcome(w, id, taken.outcome, { reason: taken.response, addresses: taken.rejected });
-  });
+/**
+ * Records a message the provider took (`row` as attempted), with `message.sent`, and what the local
+ * driver says became of it. No read: the update goes with the write's end.
+ */
+export async function recordSent(write: Writer, scope: Scope, row: Row, taken: SendAnswer): Promise<void> {
+  await write(scope, async (w) => {
+    const sent = { status: 'sent', sent_at: w.now, error: null, provider_answer: JSON.stringify(taken), updated_at: w.now };
+    const delivered = taken.outcome === 'delivered' ? { status: 'delivered', delivered_at: w.now } : {};
+    w.later(updateIn(w.tx, 'outbox_messages', w.scope).set({ ...sent, ...delivered }).where('id', '=', row.id as string));
+    w.emit('message.sent', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent }));
+    if (taken.outcome === 'delivered') w.emit('message.delivered', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent, ...delivered }));
+    if (taken.outcome === 'bounced') {
+      await w.flush();
+      await recordOutcome(w, row.id as string, 'bounced', { reason: taken.response, addresses: taken.rejected });
+    }
+  }, inRun);
 }
 
 /** Records a message the provider refused (or could not be reached for) as failed, with what it said. */
-export async function recordRefused(database: Database, scope: Scope, id: string, error: Error): Promise<void> {
-  await runWrite(database, scope, async (w) => {
-    const row = await readRow(w, id);
+export async function recordRefused(write: Writer, scope: Scope, row: Row, error: Error): Promise<void> {
+  await write(scope, async (w) => {
     const response = error instanceof PermanentSendError ? error.response : error.message;
-    await updateIn(w.tx, 'outbox_messages', w.scope).set({ provider_answer: JSON.stringify({ response }) }).where('id', '=', id).execute();
+    await updateIn(w.tx, 'outbox_messages', w.scope).set({ provider_answer: JSON.stringify({ response }) }).where('id', '=', row.id as string).execute();
     await fail(w, row, 'failed', error.message);
   });
 }
 
-export const outboxSend = defineJobKind<SendPayload>({
+/** The send context of one message, read on its own (a claim whose `load` failed, a mailbox's test). */
+export async function sendContextOf(w: WriteContext, id: string, secret: string, config: Config): Promise<SendContext> {
+  return (await loadSendContexts(w.tx, w.scope, [id], secret, config))[0];
+}
+
+export const outboxSend = defineJobKind<SendPayload, SendContext>({
   ...OUTBOX_SEND,
-  async run({ id }, { database, config, job, settle }) {
-    const scope = { orgId: job.orgId, mode: job.mode as Mode };
+  async load(jobs, { database, config }) {
     const secret = await secretOf(database.db, config.secretKey);
-    const attempt = await runWrite(database, scope, (w) => beginSend(w, id, secret, config));
+    return loadClaimedSends(database.db, jobs.map(({ payload, job }) => ({ id: payload.id, orgId: job.orgId, mode: job.mode })), secret, config);
+  },
+  async run({ id }, { database, config, job, settle, write, loaded }) {
+    const scope = { orgId: job.orgId, mode: job.mode as Mode };
+    const context = loaded ?? (await loadClaimedSends(database.db, [{ id, ...scope }], await secretOf(database.db, config.secretKey), config))[0];
+    const attempt = await write(scope, (w) => beginSend(w, context), inRun);
     if (!attempt) return;
     if ('retryAt' in attempt) {
       if (job.attempt >= OUTBOX_SEND.maxAttempts) {
         // The claim took the job's last attempt (after transient failures): a job keyed by the
         // message waits for the slot instead, one however often this runs.
-        await runWrite(database, scope, async (w) => void w.schedule(`outbox.send:${id}`, OUTBOX_SEND, { id } satisfies SendPayload, attempt.retryAt * 1000));
+        await write(scope, async (w) => void w.schedule(`outbox.send:${id}`, OUTBOX_SEND, { id } satisfies SendPayload, attempt.retryAt * 1000));
         return;
       }
       // A mailbox at its limit is no failure: the attempt the claim counted is given back with the
@@ -141,12 +167,12 @@ export const outboxSend = defineJobKind<SendPayload>({
       const message = (error as Error).message;
       if (!(error instanceof PermanentSendError)) {
         // Nothing was taken: the attempt is undone, and the job tried again later.
-        await runWrite(database, scope, (w) => updateIn(w.tx, 'outbox_messages', w.scope).set({ attempted_at: null, error: message, updated_at: w.now }).where('id', '=', id).execute());
+        await write(scope, (w) => updateIn(w.tx, 'outbox_messages', w.scope).set({ attempted_at: null, error: message, updated_at: w.now }).where('id', '=', id).execute());
         throw error;
       }
-      return recordRefused(database, scope, id, error);
+      return recordRefused(write, scope, attempt.row, error);
     }
     // Taken: a failure from here on leaves the attempt begun, and the message is never sent twice.
-    await recordSent(database, scope, id, answer);
+    await recordSent(write, scope, attempt.row, answer);
   },
 });

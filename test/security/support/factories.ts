@@ -103,14 +103,14 @@ const outboxMessage: Factory = async (_api, actor) => {
 };
 
 /**
- * A connection whose mailbox can be polled: IMAP settings, at a public address that never answers
- * IMAP. A live one is polled as soon as it is made: its first poll has ended (failed) before it is
- * used, and the walks poll again only every IMAP_POLL_SECONDS (hostile-app.ts), so no poll moves its
- * state behind a snapshot.
+ * A connection whose mailbox can be polled: IMAP settings, at a name that never resolves (any
+ * process's worker may take its polls, each failing at once). A live one is polled as soon as it is
+ * made: its first poll has ended (failed) before it is used, and the walks poll again only every
+ * IMAP_POLL_SECONDS (hostile-app.ts), so no poll moves its state behind a snapshot.
  */
 const pollableConnection: Factory = async (api, actor) => {
   const { id } = await created('/v1/connections', {
-    body: { kind: 'email', provider: 'smtp', settings: { smtp: { host: '1.1.1.1', port: 9 }, imap: { host: '1.1.1.1', port: 9 } }, credentials: { username: 'ada', password: 'secret' } },
+    body: { kind: 'email', provider: 'smtp', settings: { smtp: { host: 'smtp.invalid', port: 9 }, imap: { host: 'imap.invalid', port: 9 } }, credentials: { username: 'ada', password: 'secret' } },
   })(api, actor);
   const deadline = Date.now() + 60_000;
   while (actor.mode === 'live' && json(await actor.call('GET', `/v1/connections/${id}/poll`)).data.last_polled_at === null) {
@@ -268,9 +268,10 @@ const everyStage = (base: string) => async (actor: Actor, api: Api, params?: Par
 const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   // Test keys may only create test keys.
   'POST /auth/v1/api-keys': (actor) => ({ mode: actor.mode }),
-  // A public address (TEST-NET addresses are refused by the SSRF guard) on a port nobody answers,
-  // subscribed to nothing the suite emits: deliveries fail fast and are few.
-  'POST /v1/webhooks': () => ({ url: 'http://1.1.1.1:9/hook', event_types: ['campaign.paused'] }),
+  // A name that never resolves (RFC 2606 `.invalid`; TEST-NET addresses are refused by the SSRF
+  // guard, and a public address may hold a connection open), subscribed to nothing the suite emits:
+  // deliveries fail at once and are few.
+  'POST /v1/webhooks': () => ({ url: 'http://hooks.invalid:9/hook', event_types: ['campaign.paused'] }),
   // An import by URL needs a URL that answers a CSV.
   'POST /v1/imports': async () => ({ url: await csvSourceUrl() }),
   // A methodology with a stage (its stage routes and order need one).

@@ -12,11 +12,10 @@ import { expectNoSecretsInLogs } from '../support/secrets.ts';
 // The public routes' budgets too: factories post to them (a thread comes through an inbound URL).
 export const UNLIMITED = {
   RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_PER_MINUTE: '100000000', PUBLIC_RATE_LIMIT_PER_SECOND: '1000000', PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
-  // The walks' webhook endpoints and e-mail connections name a public address that never answers
-  // (a connection to it may be held open until the network gives up on it): each delivery and poll
-  // gives up at once rather than holding a worker slot that the walks' imports and exports, and
-  // other test files' jobs in the same store, wait for. The next poll comes after the walk
-  // (test/security/support/factories.ts, pollableConnection).
+  // Calls the walks make to the outside (webhook deliveries, IMAP polls, to names that never resolve
+  // or to the addresses examples name) give up at once rather than holding a worker slot that the
+  // walks' imports and exports, and other test files' jobs in the same store, wait for. The next poll
+  // comes after the walk (test/security/support/factories.ts, pollableConnection).
   WEBHOOK_TIMEOUT_MS: '300', IMAP_TIMEOUT_MS: '300', IMAP_POLL_SECONDS: '86400',
 };
 
