@@ -157,8 +157,8 @@ export interface LoadResult {
 }
 
 /** Runs a worker script (the load generator or the walk) on the load core; returns its JSON output. */
-async function runWorker<T>(script: string, spec: object): Promise<T> {
-  const [file, args] = command(LOAD_CORE, script, [JSON.stringify(spec)]);
+async function runWorker<T>(script: string, spec: object, core: number = LOAD_CORE): Promise<T> {
+  const [file, args] = command(core, script, [JSON.stringify(spec)]);
   const child = spawn(file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -175,6 +175,8 @@ async function runWorker<T>(script: string, spec: object): Promise<T> {
 
 export const runLoad = (spec: LoadSpec) => runWorker<LoadResult>('bench/load.ts', spec);
 export const runWalk = (spec: WalkSpec) => runWorker<WalkResult>('bench/walk.ts', spec);
+/** Runs a baseline that is its own work, not a server (bench/baselines/nodemailer-send.ts), on the server core. */
+export const runOnServerCore = <T>(script: string, spec: object) => runWorker<T>(script, spec, SERVER_CORE);
 
 /** A worker-only process (`npm run worker`) on the server core; resolves once its runner started. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {

@@ -31,6 +31,10 @@ function twoCoresOfBound(t: StoreResult['scenarios']['s1x2_two_cores']): number 
 
 /** An import that did not complete, or rows it could not write, make its figures unexpected answers. */
 const importAnswers = (i: StoreResult['scenarios']['s18_csv_import']) => ({ unexpected: i.failed + (i.status === 'completed' ? 0 : 1) });
+/** A message received twice or unsigned, or a local send not delivered, counts as an unexpected answer. */
+const sendAnswers = (m: StoreResult['scenarios']['s20_mail_sends']) => ({ unexpected: m.smtp.duplicates + (m.messages - m.smtp.signed) });
+/** A post refused, or a reply that did not join its thread, counts as an unexpected answer. */
+const inboundAnswers = (i: StoreResult['scenarios']['s21_inbound']) => ({ unexpected: i.refused + Math.abs(i.threads - Math.ceil(i.messages / 2)) });
 
 export function targetsOf(r: StoreResult): Target[] {
   const s = r.scenarios;
@@ -74,6 +78,11 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '10b', name: 'GET one slowdown during deliveries', value: s.s10_delivery_throughput.slowdown, op: '<=', target: 0.2, of: [s.s10_delivery_throughput.getAlone, s.s10_delivery_throughput.getDuring] },
     ...(r.store === 'sqlite' ? [{ id: '18a', name: 'CSV import rows/s', value: s.s18_csv_import.rowsPerSecond, op: '>=' as const, target: 5000, of: [importAnswers(s.s18_csv_import)] }] : []),
     { id: '18b', name: 'peak RSS during the CSV import, MB', value: s.s18_csv_import.peakRssMb, op: '<=', target: 300, of: [importAnswers(s.s18_csv_import)] },
+    // Absolute rates (the issue's), on the worker's one core; baseline (i) is printed beside them.
+    { id: '20a', name: 'e-mails/s, SMTP adapter with DKIM', value: s.s20_mail_sends.smtp.perSecond, op: '>=', target: 200, of: [sendAnswers(s.s20_mail_sends)] },
+    { id: '20b', name: 'e-mails/s, local driver', value: s.s20_mail_sends.local.perSecond, op: '>=', target: 1000 },
+    { id: '21', name: 'inbound messages parsed and threaded/s', value: s.s21_inbound.perSecond, op: '>=', target: 500, of: [inboundAnswers(s.s21_inbound)] },
+    { id: '22', name: 'inbox first page with total (computed) / GET one', value: ratio(s.s22_inbox_list.list.rps, s.s22_inbox_list.getOne.rps), op: '>=', target: 0.3, of: [s.s22_inbox_list.list, s.s22_inbox_list.getOne] },
   ];
   return rows.map(({ of = [], ...t }) => {
     const unexpected = of.reduce((n, f) => n + (f?.unexpected ?? 0), 0);
@@ -156,6 +165,10 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('17 POST /v1/deals with 3 contacts', s.s17_deal_with_contacts),
     figureRow('17 POST /v1/contacts, in turn with the deals', s.s17_deal_with_contacts.creates),
     `  18 CSV import of ${num(s.s18_csv_import.rows)} contacts (${s.s18_csv_import.fileMb} MB): ${num(s.s18_csv_import.rowsPerSecond)} rows/s over ${s.s18_csv_import.seconds} s, peak RSS ${s.s18_csv_import.peakRssMb} MB, ${s.s18_csv_import.status}, ${num(s.s18_csv_import.failed)} rows failed`,
+    `  20 e-mails: ${num(s.s20_mail_sends.smtp.perSecond)}/s through the SMTP adapter with DKIM, ${num(s.s20_mail_sends.local.perSecond)}/s through the local driver; (i) nodemailer alone ${num(s.s20_mail_sends.bare.perSecond)}/s (service / (i) ${ratio(s.s20_mail_sends.smtp.perSecond, s.s20_mail_sends.bare.perSecond)}; ${num(s.s20_mail_sends.messages)} each, ${num(s.s20_mail_sends.smtp.signed)} signed, ${num(s.s20_mail_sends.smtp.duplicates)} received twice)`,
+    `  21 inbound: ${num(s.s21_inbound.perSecond)} messages/s parsed and threaded (${num(s.s21_inbound.messages)} posted, ${num(s.s21_inbound.threads)} threads, ${num(s.s21_inbound.refused)} refused)`,
+    figureRow(`22 GET /v1/inbox?limit=50, no-cache (${num(s.s22_inbox_list.threads)} threads)`, s.s22_inbox_list.list),
+    figureRow('22 GET one, in turn with the inbox', s.s22_inbox_list.getOne),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

@@ -16,6 +16,7 @@ import { createSeededOrg, EPOCH_MS, seedContacts, seedDeals } from './seed.ts';
 import { createStore, type StoreKind } from './stores.ts';
 import { benchWebhooks, type WebhookResults } from './webhooks.ts';
 import { importScenario, type ImportResults } from './import-scenario.ts';
+import { mailScenarios, type MailResults } from './mail-scenarios.ts';
 
 export interface Figure {
   /** Medians over the rounds: requests per second and latency in milliseconds. */
@@ -87,7 +88,7 @@ export interface StoreResult {
     s11_assert_batch: Figure & { recordsPerSecond: number; creates: Figure };
     s12_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  } & WebhookResults & SearchResults & DealResults & ImportResults;
+  } & WebhookResults & SearchResults & DealResults & ImportResults & MailResults;
 }
 
 const median = (xs: number[]) => {
@@ -484,6 +485,10 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const imported = await importScenario(importer, importOrg.token, importOrg.listIds[0], ctx.workDir, importRows);
     await stop(importer);
 
+    const mail = await mailScenarios({
+      kind, storeUrl: store.url, database, options, workDir: ctx.workDir, log, start, stop, inTurn, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
+    });
+
     return {
       store: kind,
       seed: { contacts: big.contacts, deals: seededDeals.deals, smallOrgs: options.smallOrgs, smallOrgContacts: options.smallOrgContacts, seconds: Math.round(seedSeconds * 10) / 10 },
@@ -514,6 +519,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         },
         ...webhooks,
         ...imported,
+        ...mail,
       },
     };
   } finally {
