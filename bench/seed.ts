@@ -83,7 +83,7 @@ export async function seedContacts(database: Database, org: SeededOrg, total: nu
             title: f.title, company: f.company, company_id: null, work_email: f.work_email, email_domain: f.work_email.split('@')[1],
             personal_email: null, phone: f.phone, linkedin_url: null, city: f.city, country: f.country, seniority: f.seniority,
             department: f.department, tags: JSON.stringify(f.tags), created_at: Math.floor(ms / 1000), updated_at: Math.floor(ms / 1000),
-            custom_fields: org.scoreFieldId ? JSON.stringify({ score: scoreOf(i) }) : null,
+            timezone: null, custom_fields: org.scoreFieldId ? JSON.stringify({ score: scoreOf(i) }) : null,
           });
           if (org.scoreFieldId) {
             values.push({ org_id: org.scope.orgId, mode: org.scope.mode, field_id: org.scoreFieldId, record_id: id, value_num: scoreOf(i), value_text: null, unique_value: null });

@@ -31,6 +31,7 @@ import { suppressions } from './migrations/0025-suppressions.ts';
 import { inbox } from './migrations/0026-inbox.ts';
 import { mailboxes } from './migrations/0027-mailboxes.ts';
 import { campaignMailboxes } from './migrations/0028-campaign-mailboxes.ts';
+import { sequences } from './migrations/0029-sequences.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -63,6 +64,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0026-inbox': inbox(database.dialect),
     '0027-mailboxes': mailboxes(database.dialect),
     '0028-campaign-mailboxes': campaignMailboxes(database.dialect),
+    '0029-sequences': sequences(database.dialect),
   };
 }
 

@@ -150,6 +150,7 @@ export interface ContactsTable {
   created_at: number;
   updated_at: number;
   custom_fields: unknown;
+  timezone: string | null;
 }
 
 /** Maintained per-tenant numbers: row totals, the event sequence, the credit balance. */
@@ -691,6 +692,63 @@ export interface SendingDomainsTable {
   updated_at: number;
 }
 
+export interface SequenceEnrollmentsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  sequence_id: string;
+  contact_id: string;
+  status: string;
+  reason: string | null;
+  error: string | null;
+  step_index: number;
+  due_at: number | null;
+  mailbox_id: string | null;
+  thread_message_ids: unknown;
+  task_id: string | null;
+  paused_until: number | null;
+  last_sent_at: number | null;
+  finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SequenceStepsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  sequence_id: string;
+  step_order: number;
+  step_type: string;
+  input_type: string;
+  time_interval: number;
+  subject: string | null;
+  body: string | null;
+  variants: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SequencesTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  name: string;
+  description: string | null;
+  associated_list_id: string | null;
+  finish_on_reply: number;
+  send_in_same_thread: number;
+  wait_for_new_contacts: number;
+  mailbox_ids: unknown;
+  schedule: unknown;
+  use_contact_timezone: number;
+  status: string;
+  launched_at: number | null;
+  completed_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -835,6 +893,9 @@ export interface DB {
   quotes: QuotesTable;
   record_associations: RecordAssociationsTable;
   sending_domains: SendingDomainsTable;
+  sequence_enrollments: SequenceEnrollmentsTable;
+  sequence_steps: SequenceStepsTable;
+  sequences: SequencesTable;
   settings: SettingsTable;
   suppressions: SuppressionsTable;
   tasks: TasksTable;

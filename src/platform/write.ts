@@ -17,7 +17,7 @@ export { WriteContext } from './write/context.ts';
 export { bumpCounter, readCounter } from './write/counters.ts';
 export type { DeferredStatement, QueuedInsert } from './write/deferred.ts';
 export { actorColumns, type Actor, type PendingEvent } from './write/events.ts';
-export { consumeEvents, type EventConsumer, type EventWrite } from './write/fanout.ts';
+export { consumeEvents, type EventConsumer, type EventFollower, type EventWrite, type FollowedEvent } from './write/fanout.ts';
 export type { Attempted } from './write/parts.ts';
 export type { Ahead, ReadAhead } from './write/read-ahead.ts';
 export { runWrite, writeIn, type Writer } from './write/commit.ts';

@@ -11,6 +11,7 @@ import { importJob } from './imports/imports.jobs.ts';
 import { imapPoll, imapPollSweep, wakeThread } from './inbox/inbox.jobs.ts';
 import { outboxSend } from './outbox/outbox.jobs.ts';
 import { quoteExpiry } from './quotes/quotes.jobs.ts';
+import { sequenceSweep } from './sequences/scheduler.ts';
 import { resources } from './registry.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
 
@@ -28,6 +29,7 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   imapPoll,
   imapPollSweep,
   wakeThread,
+  sequenceSweep,
   storedJson,
   // Transitional states of declared lifecycles: each record's work, then its next state.
   workStates(resources),

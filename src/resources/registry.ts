@@ -48,6 +48,10 @@ import { quotes } from './quotes/quotes.resource.ts';
 import { quoteRoutes } from './quotes/quotes.routes.ts';
 import { listRoutes } from './lists/lists.routes.ts';
 import { sandboxRoutes } from './sandbox/sandbox.routes.ts';
+import { enrollments } from './sequences/enrollments.resource.ts';
+import { sequences } from './sequences/sequences.resource.ts';
+import { sequenceRoutes } from './sequences/sequences.routes.ts';
+import { sequenceSteps } from './sequences/steps.children.ts';
 import { suppressions } from './suppressions/suppressions.resource.ts';
 import { unsubscribeRoutes } from './suppressions/unsubscribe.routes.ts';
 import { tasks } from './tasks/tasks.resource.ts';
@@ -117,6 +121,9 @@ export const groups: Group[] = [
   // Threads of inbound mail, and the inbound side of e-mail connections (their inbound URL, IMAP
   // polls), whose state (inbound_links, imap_cursors) a sandbox reset keeps, like the connections.
   resource(inbox, inboxRoutes),
+  // Sequences, their steps and lifecycle; each contact's way through one (its enrollment).
+  resource(sequences, sequenceRoutes, [sequenceSteps]),
+  resource(enrollments),
   // A connection's inbound URL: a mail provider posts raw messages to it, signed, with no API key.
   { prefix: '', tag: { name: 'Inbound mail', description: 'The inbound URL of an e-mail connection, with no API key: a mail provider posts each raw message its mailbox receives, signed' }, routes: publicInboundRoutes },
 ];

@@ -22,7 +22,7 @@ async function keyOf(owner: Client, body: Record<string, unknown>) {
 describe('creating keys with scopes and an expiry', () => {
   it('refuses unknown scopes by name, empty scopes and expiries not in the future', async () => {
     const t = await tenant(app);
-    for (const scope of ['sequences:read', 'nope:write', 'contact:write']) {
+    for (const scope of ['meetings:read', 'nope:write', 'contact:write']) {
       const res = await t.live.post('/auth/v1/api-keys', { name: 'x', scopes: ['contacts:read', scope] });
       expect(res.statusCode, scope).toBe(400);
       expect(res.json().detail).toBe(`Unknown scope: ${scope}; GET /auth/v1/scopes lists the scopes`);

@@ -13,6 +13,8 @@ import { runWrite, type WriteContext } from '../../src/platform/write.ts';
 import { resources } from '../../src/resources/registry.ts';
 import { acceptQuote, declineQuote, expireQuote, viewQuote } from '../../src/resources/quotes/transitions.ts';
 import { inbox } from '../../src/resources/inbox/inbox.resource.ts';
+import { enrollments } from '../../src/resources/sequences/enrollments.resource.ts';
+import { sequences } from '../../src/resources/sequences/sequences.resource.ts';
 import { runAction } from '../../src/platform/resource/lifecycle.ts';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 import { emailConnection, inboundUrl, rawMail, receive } from '../helpers/inbox.ts';
@@ -57,7 +59,7 @@ async function asJob(t: Tenant, work: (w: WriteContext) => Promise<unknown>): Pr
     throw error;
   }
 }
-const setStored = (table: 'campaigns' | 'quotes', id: string, values: Record<string, unknown>) =>
+const setStored = (table: 'campaigns' | 'quotes' | 'sequences' | 'sequence_enrollments', id: string, values: Record<string, unknown>) =>
   app.services.database.db.updateTable(table).set(values).where('id', '=', id).execute();
 
 async function campaign(c: Client): Promise<Json> {
@@ -65,6 +67,17 @@ async function campaign(c: Client): Promise<Json> {
   await ok(c.post('/v1/contacts', { list_id: list.id, work_email: `p${Math.random().toString(36).slice(2)}@audience.example` }), 201);
   return ok(c.post('/v1/campaigns', { name: 'Walked', list_id: list.id, steps: [{ channel: 'email', subject: 'Hi', body: 'Hello' }] }), 201);
 }
+
+/** A drafted sequence that can run (a step, a mailbox), and a contact of its list. */
+async function sequence(c: Client): Promise<{ id: string; contact: string }> {
+  const list = await ok(c.post('/v1/lists', { name: 'Enrolled', type: 'contacts' }), 201);
+  const contact = await ok(c.post('/v1/contacts', { list_id: list.id, work_email: `p${Math.random().toString(36).slice(2)}@enrolled.example` }), 201);
+  const mailbox = await ok(c.post('/v1/mailboxes', { email: `m${Math.random().toString(36).slice(2)}@sender.example` }), 201);
+  const seq = await ok(c.post('/v1/sequences', { name: 'Walked', associated_list_id: list.id, mailbox_ids: [mailbox.id] }), 201);
+  await ok(c.post(`/v1/sequences/${seq.id}/steps`, { subject: 'Hi', body: 'Hello {{ contact.first_name }}' }), 201);
+  return { id: seq.id, contact: contact.id };
+}
+const patchEnrollment = (t: Tenant, rec: Reached, status: string) => answered(t.live.patch(`/v1/enrollments/${rec.id}`, { status }));
 
 /** A draft that can be sent: a contact and a line. */
 async function draftQuote(c: Client): Promise<Json> {
@@ -96,6 +109,32 @@ const SETUPS: Record<string, Setup> = {
     },
     take: {
       launch: { run: async (t, rec) => answered(t.live.post(`/v1/campaigns/${rec.id}/launch`, { force: true })) },
+    },
+  },
+  sequences: {
+    async reach(t, state) {
+      const { id } = await sequence(t.live);
+      // Each state as its moves leave it (their jobs are walked in sequences.test.ts).
+      if (state !== 'drafted') await setStored('sequences', id, { status: state });
+      return { id };
+    },
+    take: {
+      complete: { run: async (t, rec) => asJob(t, (w) => runAction(sequences, w, rec.id, 'complete')) },
+    },
+  },
+  enrollments: {
+    async reach(t, state) {
+      const seq = await sequence(t.live);
+      const { results } = await ok(t.live.post(`/v1/sequences/${seq.id}/enrollments`, { contact_ids: [seq.contact] }), 201);
+      const id = results[0].enrollment_id as string;
+      if (state !== 'active') await setStored('sequence_enrollments', id, { status: state });
+      return { id };
+    },
+    take: {
+      pause: { run: (t, rec) => patchEnrollment(t, rec, 'paused') },
+      resume: { run: (t, rec) => patchEnrollment(t, rec, 'active') },
+      finish: { run: (t, rec) => patchEnrollment(t, rec, 'finished') },
+      fail: { run: async (t, rec) => asJob(t, (w) => runAction(enrollments, w, rec.id, 'fail', { error: 'The contact has no e-mail address' })) },
     },
   },
   inbox: {
@@ -170,7 +209,8 @@ describe.each(declaring.map((r) => [r.plural, r] as const))('the lifecycle of %s
     const events = await ok(t.live.get(`/v1/events?type=${type}`));
     if (action.from.includes(from)) {
       expect(outcome, JSON.stringify(outcome)).toEqual({ status: 200 });
-      expect(await state(t, rec.id)).toBe(action.to);
+      // A transitional state may already be worked by its job: the record is then in the next one.
+      expect([action.to, life.working?.[action.to]?.next]).toContain(await state(t, rec.id));
       expect(events.length).toBe(before + 1);
       expect(events[0].data.object).toMatchObject({ id: rec.id, status: action.to });
       expect(events[0].previous_attributes.status).toBe(from);

@@ -36,7 +36,7 @@ describe('POST /v1/contacts', () => {
     const input = {
       list_id: list, first_name: 'Ada', last_name: 'Lovelace', title: 'VP Engineering', company: 'Analytical Engines Ltd',
       work_email: 'Ada@Example.COM', personal_email: 'ADA@home.example', phone: '+44 20 7946 0000',
-      linkedin_url: 'https://www.linkedin.com/in/ada', city: 'London', country: 'GB', seniority: 'vp', department: 'engineering', tags: ['vip', 'q4'],
+      linkedin_url: 'https://www.linkedin.com/in/ada', city: 'London', country: 'GB', seniority: 'vp', department: 'engineering', timezone: 'Europe/London', tags: ['vip', 'q4'],
     };
     const before = Math.floor(Date.now() / 1000);
     const res = await t.live.post('/v1/contacts', input);

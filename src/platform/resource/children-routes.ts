@@ -8,11 +8,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
+import { newId } from '../ids.ts';
 import { paginate } from '../pagination.ts';
 import { Data, errorResponses, ListOf, PageQuery } from '../schemas.ts';
 import { mutate, respond } from '../write.ts';
 import { withArticle } from './words.ts';
-import { childrenPage, removeChild, writeChild, type Children } from './children.ts';
+import { childrenPage, keyParam, removeChild, writeChild, type Children } from './children.ts';
 import { getRow } from './store.ts';
 
 const ChildPageQuery = Type.Object(PageQuery, { additionalProperties: false });
@@ -22,7 +23,7 @@ function docs(c: Children, op: 'list' | 'write' | 'patch' | 'delete') {
   const parent = c.parent;
   const keyed = c.key.ref ? `; unknown ${c.key.ref.resource.name}: 404 \`${c.key.ref.resource.notFound}\`` : '';
   const generated = {
-    list: { summary: `List the ${c.path} of ${withArticle(parent.name)}`, description: `The ${c.path} of the ${parent.name}, by key (last first), with an exact \`total\`. Unknown ${parent.name}: 404 \`${parent.notFound}\`.` },
+    list: { summary: `List the ${c.path} of ${withArticle(parent.name)}`, description: `The ${c.path} of the ${parent.name}, ${c.orderBy ? `by \`${c.orderBy}\`` : 'by key (last first)'}, with an exact \`total\`. Unknown ${parent.name}: 404 \`${parent.notFound}\`.` },
     write: c.write === 'put'
       ? { summary: `Put ${withArticle(c.name)} on ${withArticle(parent.name)}`, description: `Puts the ${c.name} on the ${parent.name}, or changes the fields given (a put that changes nothing writes nothing). Records \`${parent.name}.${c.name}_added\` or \`${parent.name}.${c.name}_updated\`. Unknown ${parent.name}: 404 \`${parent.notFound}\`${keyed}.` }
       : { summary: `Record ${withArticle(c.name)} on ${withArticle(parent.name)}`, description: `Records ${withArticle(c.name)} on the ${parent.name} (201, \`${parent.name}.${c.name}_added\`), or records a known one again with the fields given (200, \`${parent.name}.${c.name}_updated\`). Unknown ${parent.name}: 404 \`${parent.notFound}\`${keyed}.` },
@@ -38,8 +39,8 @@ export function childRoutes(c: Children): FastifyPluginAsync {
     const { database } = app.services;
     const tags = [c.parent.tag];
     const base = `/${c.parent.plural}/:id/${c.path}`;
-    const one = `${base}/:${c.key.column}`;
-    const keyOf = (params: unknown) => (params as Record<string, string>)[c.key.column];
+    const one = `${base}/:${keyParam(c)}`;
+    const keyOf = (params: unknown) => (params as Record<string, string>)[keyParam(c)];
 
     app.get(base, {
       schema: { tags, ...docs(c, 'list'), params: c.parent.schemas.params, querystring: ChildPageQuery, response: { 200: ListOf(c.schemas.record, `A page of the ${c.parent.name}'s ${c.path}`), ...errorResponses(404) } },
@@ -60,7 +61,8 @@ export function childRoutes(c: Children): FastifyPluginAsync {
         },
       }, (req, reply) => respond(req, reply, async (w) => {
         const body = req.body as Record<string, unknown>;
-        const { child, created } = await writeChild(c, w, req.params.id, String(body[c.key.column]), body);
+        const key = c.key.generated ? newId(c.key.generated) : String(body[c.key.column]);
+        const { child, created } = await writeChild(c, w, req.params.id, key, body);
         return { status: created ? 201 : 200, payload: { data: child } };
       }));
     }

@@ -19,7 +19,7 @@ import type { Field } from './fields.ts';
 import { getRow, present, presentOne } from './store.ts';
 import { deleteIn, rowsByIds, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
-type ChildRow = Record<string, unknown> & { created_at: number; updated_at: number };
+export type ChildRow = Record<string, unknown> & { created_at: number; updated_at: number };
 type RouteDocs = { summary?: string; description?: string; operationId?: string };
 
 export interface ChildrenDefinition {
@@ -39,7 +39,12 @@ export interface ChildrenDefinition {
    * which must exist in the tenant (else its 404); answers carry that record in full as member `as`,
    * events only name it.
    */
-  key: { column: string; schema: TSchema; input?: TSchema; param?: TSchema; ref?: { resource: Resource; as: string } };
+  key: { column: string; schema: TSchema; input?: TSchema; param?: TSchema; ref?: { resource: Resource; as: string }; generated?: string; paramName?: string };
+  /**
+   * A number column the children are listed by, smallest first (a sequence's `step_order`), in
+   * place of their keys, last first.
+   */
+  orderBy?: string;
   /** The stored fields a client writes. */
   fields: Record<string, Field>;
   /** Answered but not stored: filled by `hooks.enrich` (an evidence key's title). */
@@ -48,7 +53,8 @@ export interface ChildrenDefinition {
    * How a client writes a child. `put`: `PUT …/<path>/{key}` puts it on the parent or changes the
    * fields given (200); fields left out are kept, and a put that changes nothing writes and records
    * nothing. `post`: `POST …/<path>` with the key in the body records a new child (201) or records a
-   * known one again, its fields replaced by the body's (200).
+   * known one again, its fields replaced by the body's (200). With `key.generated` (an id prefix)
+   * the body carries no key: every post records a new child under a new id.
    */
   write: 'put' | 'post';
   /**
@@ -69,8 +75,13 @@ export interface ChildrenDefinition {
   timestamps: { created: string; updated: string };
   docs?: Partial<Record<'list' | 'write' | 'patch' | 'delete', RouteDocs>>;
   hooks?: {
-    /** Checks a write once the parent, the key's record and the child were read, before anything is written. */
-    beforeWrite?(w: WriteContext, input: Record<string, unknown>): Promise<void>;
+    /**
+     * Checks a write once the parent, the key's record and the child were read, before anything is
+     * written; may complete `input` (a default it computes), which is what is then written.
+     */
+    beforeWrite?(w: WriteContext, input: Record<string, unknown>, ctx: { parent: Row; existing?: ChildRow }): Promise<void>;
+    /** After a child was taken off (renumbering what follows it). */
+    afterRemove?(w: WriteContext, parent: Row, key: string): Promise<void>;
     /** Adds the computed fields to a page of children, with one query for all of them. */
     enrich?(db: Kysely<DB>, scope: Scope, rows: ChildRow[], records: ApiRecord[]): Promise<void>;
   };
@@ -79,6 +90,9 @@ export interface ChildrenDefinition {
 export interface Children extends ChildrenDefinition {
   schemas: { record: TSchema; body: TSchema; patch: TSchema; params: TSchema; removed: TSchema };
 }
+
+/** The path parameter naming a child: its key's column unless that is the parent's own `id`. */
+export const keyParam = (c: ChildrenDefinition) => c.key.paramName ?? c.key.column;
 
 /** Defines the children of a resource's records; see the top of this file. */
 export function defineChildren(c: ChildrenDefinition): Children {
@@ -95,14 +109,14 @@ export function defineChildren(c: ChildrenDefinition): Children {
   }, key.ref ? { [key.ref.as]: key.ref.resource.schemas.record } : {});
   const fields: Record<string, TSchema> = {};
   for (const [name, f] of Object.entries(c.fields)) fields[name] = Type.Optional(f.nullable ? Nullable(f.input) : f.input);
-  const body = c.write === 'post' ? { [key.column]: key.input ?? key.schema, ...fields } : fields;
+  const body = c.write === 'post' && !key.generated ? { [key.column]: key.input ?? key.schema, ...fields } : fields;
   return {
     ...c,
     schemas: {
       record: Type.Object(record, { description: c.description }),
       body: Type.Object(body, { additionalProperties: false, description: c.write === 'post' ? `${pascal(c.name)} to record on the ${parent.name}` : c.description }),
       patch: Type.Object(fields, { additionalProperties: false, description: `Fields of the ${c.name} to change; null clears one` }),
-      params: Type.Object({ id: parent.schemas.params.properties.id, [key.column]: key.param ?? key.schema }),
+      params: Type.Object({ id: parent.schemas.params.properties.id, [keyParam(c)]: key.param ?? key.schema }),
       removed: Type.Object({
         [c.members.removed]: Type.String({ description: `The \`${key.column}\` of the ${c.name} removed` }),
         deleted: Type.Literal(true, { description: 'Always true' }),
@@ -156,11 +170,12 @@ export async function writeChild(c: Children, w: WriteContext, parentId: string,
   const target = c.key.ref && how !== 'patch' ? [await getRow(c.key.ref.resource, w.tx, w.dialect, w.scope, key)] : undefined;
   const existing = await ofParent(c, w.tx, w.scope, parentId).where(sql.ref(c.key.column), '=', key).selectAll().executeTakeFirst() as ChildRow | undefined;
   if (how === 'patch' && !existing) throw notFound(c.notFound);
-  await c.hooks?.beforeWrite?.(w, { ...input, [c.key.column]: key });
+  input = { ...input, [c.key.column]: key };
+  await c.hooks?.beforeWrite?.(w, input, { parent: parentRow, existing });
   const values: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(c.fields)) {
     if (input[name] !== undefined) values[name] = f.toRow(input[name]);
-    else if (!existing || how === 'post') values[name] = f.default ?? null;
+    else if (!existing || how === 'post') values[name] = f.default === undefined || f.default === null ? null : f.toRow(f.default);
   }
   const changed = Object.keys(values).filter((name) => how === 'post' || !same(c.fields[name].fromRow(values[name]), c.fields[name].fromRow(existing?.[name])));
   // A put or patch that changes nothing: nothing is written, no event, `updated_at` stays.
@@ -186,6 +201,7 @@ export async function removeChild(c: Children, w: WriteContext, parentId: string
   const parentRow = await getRow(c.parent, w.tx, w.dialect, w.scope, parentId);
   const removed = await deleteIn(w.tx, tableOf(c), w.scope).where(sql.ref(c.parentColumn), '=', parentId).where(sql.ref(c.key.column), '=', key).executeTakeFirst();
   if (Number(removed.numDeletedRows) === 0) throw notFound(c.notFound);
+  await c.hooks?.afterRemove?.(w, parentRow, key);
   w.emit(eventType(c, 'removed'), await withChild(c, w, parentRow, c.members.removedEvent, key));
   return { [c.members.removed]: key, deleted: true };
 }
@@ -207,10 +223,14 @@ export function childrenPage(c: Children, db: Kysely<DB>, scope: Scope, parentId
     count: async () => Number((await children().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),
     fetch: async (page: PageRequest) => {
       let q = children().selectAll();
+      if (c.orderBy) {
+        if (page.after !== undefined) q = q.where(sql.ref(c.orderBy), '>', Number(page.after));
+        return (await q.orderBy(sql.ref(c.orderBy)).limit(page.take).offset(page.offset).execute()) as ChildRow[];
+      }
       if (page.after !== undefined) q = q.where(sql.ref(c.key.column), '<', String(page.after));
       return (await q.orderBy(sql.ref(c.key.column), 'desc').limit(page.take).offset(page.offset).execute()) as ChildRow[];
     },
-    keyOf: (row: ChildRow) => String(row[c.key.column]),
+    keyOf: (row: ChildRow) => (c.orderBy ? Number(row[c.orderBy]) : String(row[c.key.column])),
     map: (rows: ChildRow[]) => presentChildren(c, db, scope, rows),
   };
 }

@@ -164,7 +164,8 @@ export interface ResourceDefinition {
    */
   storedJson?: boolean;
   /**
-   * Answers depend on the time of reading (a computed field or a filter compares with now): lists
+   * Answers depend on the time of reading (a computed field or a filter compares with now), or on
+   * background work that records no event (a sequence's scheduler moving its enrollments on): lists
    * and searches are computed afresh instead of being served from the list cache.
    */
   readsClock?: boolean;

@@ -14,7 +14,7 @@ import { Tally } from './counters.ts';
 import { Deferred, mergedInserts, type DeferredStatement, type QueuedInsert } from './deferred.ts';
 import { runEnd, storeResponses, type StoredResponse } from './end.ts';
 import { pendingEvent, type Actor, type PendingEvent } from './events.ts';
-import { fanOut } from './fanout.ts';
+import { fanOut, follow } from './fanout.ts';
 import { jobRow, KeyedJobs, type EnqueueOptions, type KindName } from './jobs.ts';
 import { bare, isRefusal, PartRefused, underSavepoint, type Attempted } from './parts.ts';
 import { Answers, forgetAllShared, forgetShared, sharedRead, type ReadAhead } from './read-ahead.ts';
@@ -35,6 +35,8 @@ export class WriteContext {
   readonly #answers = new Answers();
   /** An unguarded part left its rows queued: a refusal at the end may be that part's. */
   #deferred = false;
+  /** Events before this one were followed (an earlier write of the run ended them). */
+  #followed = 0;
   readonly #responses: StoredResponse[] = [];
   /**
    * Set by `finish` once its statements are queued on the transaction's connection, which runs them
@@ -225,6 +227,17 @@ export class WriteContext {
     return row.id;
   }
 
+  /**
+   * `schedule`, except that a waiting job of `key` due sooner keeps its time: the key's job runs at
+   * `runAt` or before. For work that is woken (a sequence's scheduler, when an enrollment falls due)
+   * rather than moved.
+   */
+  wake<P>(key: string, kind: KindName<P>, payload: P, runAt: number): string {
+    const row = jobRow(this.scope, kind, payload, { runAt }, key);
+    this.#keyed.set(key, row, true);
+    return row.id;
+  }
+
   /** Cancels the tenant's waiting job of `key` (none: nothing to do), with the write. */
   cancel(key: string): void {
     this.#keyed.set(key, null);
@@ -245,6 +258,8 @@ export class WriteContext {
    */
   async finish(): Promise<number> {
     const { orgId, mode } = this.scope;
+    await follow(this, this.#events, this.#followed);
+    this.#followed = this.#events.length;
     const statements = this.#later.take();
     statements.push(...this.#tally.moveStatements(this.tx, this.dialect, this.scope));
     if (this.#jobs.length > 0) statements.push(this.tx.insertInto('jobs').values(this.#jobs));

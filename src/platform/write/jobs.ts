@@ -39,11 +39,15 @@ export function jobRow<P>(scope: Scope, kind: KindName<P>, payload: P, options: 
  * its key up if it goes back to waiting (`keyKept`, jobs/queue.ts).
  */
 export class KeyedJobs {
-  #keys = new Map<string, JobsTable | null>();
+  #keys = new Map<string, { row: JobsTable; earliest: boolean } | null>();
 
-  set(key: string, row: JobsTable | null): void {
+  /** `earliest`: a waiting job of the key due sooner keeps its time (a wake-up never delays one). */
+  set(key: string, row: JobsTable | null, earliest = false): void {
+    const said = this.#keys.get(key);
+    // Woken twice by one write: the earlier time stands.
+    if (earliest && row && said?.earliest && said.row.run_at < row.run_at) row = { ...row, run_at: said.row.run_at };
     this.#keys.delete(key); // kept in the order last said
-    this.#keys.set(key, row);
+    this.#keys.set(key, row && { row, earliest });
   }
 
   /** What was said so far, to go back to when a part of the write is refused. */
@@ -56,20 +60,24 @@ export class KeyedJobs {
 
   statements(tx: Transaction<DB>, scope: Scope): DeferredStatement[] {
     if (this.#keys.size === 0) return [];
-    const rows = [...this.#keys.values()].filter((row) => row !== null);
-    const cancelled = [...this.#keys].filter(([, row]) => row === null).map(([key]) => key);
+    const said = [...this.#keys.values()].filter((k) => k !== null);
+    const cancelled = [...this.#keys].filter(([, k]) => k === null).map(([key]) => key);
     const out: DeferredStatement[] = [];
     if (cancelled.length > 0) {
       out.push(tx.deleteFrom('jobs').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode)
         .where('schedule_key', 'in', cancelled).where('status', 'in', ['queued', 'failed']));
     }
-    if (rows.length > 0) {
+    for (const earliest of [false, true]) {
+      const rows = said.filter((k) => k.earliest === earliest).map((k) => k.row);
+      if (rows.length === 0) continue;
       // The index's own predicate, as text: PostgreSQL infers a partial index only from the same expression.
       out.push(tx.insertInto('jobs').values(rows).onConflict((oc) => oc.columns(['org_id', 'mode', 'schedule_key'])
         .where(sql<boolean>`schedule_key is not null and status in ('queued', 'failed')`)
         .doUpdateSet((eb) => ({
           id: eb.ref('excluded.id'), kind: eb.ref('excluded.kind'), payload: eb.ref('excluded.payload'), concurrency_key: eb.ref('excluded.concurrency_key'),
-          status: eb.ref('excluded.status'), run_at: eb.ref('excluded.run_at'), attempts: eb.ref('excluded.attempts'), max_attempts: eb.ref('excluded.max_attempts'),
+          status: eb.ref('excluded.status'),
+          run_at: earliest ? sql<number>`case when jobs.status = 'queued' and jobs.run_at < excluded.run_at then jobs.run_at else excluded.run_at end` : eb.ref('excluded.run_at'),
+          attempts: eb.ref('excluded.attempts'), max_attempts: eb.ref('excluded.max_attempts'),
           lease_until: eb.ref('excluded.lease_until'), lease_token: eb.ref('excluded.lease_token'), last_error: eb.ref('excluded.last_error'),
           created_at: eb.ref('excluded.created_at'), updated_at: eb.ref('excluded.updated_at'),
         }))));

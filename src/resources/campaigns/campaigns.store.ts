@@ -10,7 +10,7 @@ import type { ActionOutcome } from '../../platform/resource/lifecycle.ts';
 import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
-import { mailboxes } from '../mailboxes/mailboxes.resource.ts';
+import { requireMailboxes } from '../mailboxes/mailboxes.store.ts';
 import { debitCredits } from '../usage/usage.store.ts';
 import type { Schedule, ScheduleInput, Step, StepInput } from './campaigns.schemas.ts';
 import { audienceSuppressedSql } from './preflight-audience.ts';
@@ -26,13 +26,6 @@ async function requireAudience(w: WriteContext, listId: unknown): Promise<void> 
   if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`A campaign audience must be a list of type ${CONTACT_LIST_TYPES.join(' or ')}; list ${listId} is of type ${list.type}`);
 }
 
-/** Checks that every mailbox named is one of the tenant's, in one statement. */
-async function requireMailboxes(w: WriteContext, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  const found = new Set((await selectIn(w.tx, 'mailboxes', w.scope).select('id').where('id', 'in', ids).execute()).map((m) => m.id));
-  const missing = ids.find((id) => !found.has(id));
-  if (missing !== undefined) throw notFound(mailboxes.notFound);
-}
 
 const toSteps = (steps: StepInput[]): Step[] =>
   steps.map((s) => ({ channel: s.channel, delay_days: s.delay_days ?? 0, subject: s.subject ?? null, body: s.body ?? null }));

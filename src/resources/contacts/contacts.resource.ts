@@ -2,7 +2,7 @@
 // is linked to the company whose domain matches its work e-mail. `suppressed` is read, not stored.
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
-import { email, ref, tags, text, url } from '../../platform/resource/fields.ts';
+import { email, ref, tags, text, timeZone, url } from '../../platform/resource/fields.ts';
 import { beforeDelete, beforeWrite, count, enrich, list, read } from './contacts.store.ts';
 import { createReads } from './contacts.create-reads.ts';
 
@@ -27,6 +27,7 @@ export const contacts = defineResource({
     country: text({ ...doc('Country', 'GB'), max: 100 }),
     seniority: text({ ...doc('Seniority', 'vp'), max: 50 }),
     department: text({ ...doc('Department', 'engineering'), max: 100 }),
+    timezone: timeZone({ description: 'The IANA time zone the contact lives in (`Europe/Berlin`); a sequence with `use_contact_timezone` sends in its hours. An unknown name is 422', example: 'Europe/London' }),
     tags: tags(),
   },
   computed: {

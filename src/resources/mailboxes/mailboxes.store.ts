@@ -44,3 +44,10 @@ export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records:
     record.allowance = allowanceOf(rows[i] as never, sent.get(rows[i].id)!, now);
   });
 }
+
+/** Checks that every mailbox named is one of the tenant's, in one statement (else 404 `Mailbox not found`). */
+export async function requireMailboxes(w: WriteContext, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = new Set((await selectIn(w.tx, 'mailboxes', w.scope).select('id').where('id', 'in', ids).execute()).map((m) => m.id));
+  if (ids.some((id) => !found.has(id))) throw notFound('Mailbox not found');
+}

@@ -72,7 +72,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
     id: idAt('con', c.age), org_id: orgId, mode, list_id: listId.get(c.list)!, name: c.name, first_name: c.first_name, last_name: c.last_name,
     title: c.title, company: c.company_name, company_id: companies[c.company].id, work_email: c.work_email, email_domain: c.email_domain,
     personal_email: c.personal_email, phone: c.phone, linkedin_url: c.linkedin_url, city: c.city, country: c.country,
-    seniority: c.seniority, department: c.department, tags: JSON.stringify(c.tags), created_at: at(c.age), updated_at: at(c.age),
+    seniority: c.seniority, department: c.department, timezone: null, tags: JSON.stringify(c.tags), created_at: at(c.age), updated_at: at(c.age),
   }));
 
   const enrollments: Insertable<DB['campaign_enrollments']>[] = [];

@@ -156,6 +156,23 @@ const dealContact: Factory = async (api, actor) => {
   return { id, contact_id };
 };
 
+/** A drafted sequence that can run: a mailbox, a list with a contact, and one e-mail step. */
+const runnableSequence: Factory = async (api, actor) => {
+  const { id } = await created('/v1/sequences')(api, actor);
+  const step = await actor.call('POST', `/v1/sequences/${id}/steps`, { body: { subject: 'Hello', body: 'Hi {{ first_name | default: "there" }}' } });
+  if (step.status !== 201) fail(`factory sequence step (${actor.label}) answered ${step.status} ${step.body}`);
+  return { id, step_id: json(step).data.id };
+};
+
+/** An enrollment of a contact of the actor in a fresh sequence (drafted: nothing is sent). */
+const enrollment: Factory = async (api, actor) => {
+  const { id } = await make(api, actor, '/v1/sequences', { fresh: true });
+  const { id: contact } = await make(api, actor, '/v1/contacts', { fresh: true });
+  const enrolled = await actor.call('POST', `/v1/sequences/${id}/enrollments`, { body: { contact_ids: [contact] } });
+  if (enrolled.status !== 201) fail(`factory enrollment (${actor.label}) answered ${enrolled.status} ${enrolled.body}`);
+  return { id: json(enrolled).data.results[0].enrollment_id };
+};
+
 /**
  * Waits until the background job of `path`/`id` (an import, an export) has ended, so that it
  * changes nothing behind a snapshot's back; returns its last state.
@@ -235,6 +252,10 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/outbox': outboxMessage,
   // Threads are made by the mail that comes in, never by a POST.
   '/v1/inbox': inboxThread,
+  '/v1/sequences': runnableSequence,
+  '/v1/sequences/:id/steps': runnableSequence,
+  // Enrollments are made by enrolling contacts in a sequence.
+  '/v1/enrollments': enrollment,
 };
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
@@ -253,6 +274,17 @@ const REFERENCES: Record<string, string> = {
   mailbox_ids: '/v1/mailboxes',
   // The record an outbox message came from (a mailbox, for a mailbox's test message).
   record_id: '/v1/mailboxes',
+  // The steps of a sequence (BODY_DEFAULTS gives the sequence's own).
+  step_id: '/v1/sequences/:id/steps',
+  step_ids: '/v1/sequences/:id/steps',
+};
+
+/** The steps of the sequence the route's factory made, and a contact of the actor. */
+const stepsOfSequence = async (actor: Actor, api: Api, params?: Params) => {
+  const id = params?.id ?? (await make(api, actor, '/v1/sequences')).id;
+  const steps = await actor.call('GET', `/v1/sequences/${id}/steps`);
+  const stepIds = steps.status === 200 ? json(steps).data.map((st: { id: string }) => st.id) : ['stp_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'];
+  return { step_ids: stepIds, step_id: stepIds[0], contact_id: (await make(api, actor, '/v1/contacts')).id };
 };
 
 /** The ids of every stage of the pipeline (under `base`) that the route's factory made, once each. */
@@ -299,6 +331,13 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   // A campaign with an e-mail step can be launched; forced, since its mailboxes and domains are the walk's own.
   'POST /v1/campaigns': () => ({ steps: [{ channel: 'email', subject: 'Hello', body: 'Hi {{ first_name | default: "there" }}' }] }),
   'POST /v1/campaigns/:id/launch': () => ({ force: true }),
+  // Enrolling names contacts of the actor; the reorder, every step of the sequence; the preview, one of them.
+  'POST /v1/sequences/:id/enrollments': async (actor, api) => ({ contact_ids: [(await make(api, actor, '/v1/contacts')).id] }),
+  'POST /v1/sequences/:id/steps/reorder': async (actor, api, params) => ({ step_ids: (await stepsOfSequence(actor, api, params)).step_ids }),
+  'POST /v1/sequences/:id/preview': async (actor, api, params) => {
+    const { step_id, contact_id } = await stepsOfSequence(actor, api, params);
+    return { step_id, contact_id };
+  },
   // A quote with a line (and the contact its reference field gets) can be sent.
   'POST /v1/quotes': () => ({ line_items: [{ name: 'Onboarding workshop', quantity: 1, unit_price: 150_000 }] }),
   // A list of type companies (the factory's) holds companies.

@@ -1,0 +1,250 @@
+// The scheduler of a live sequence: one job under the sequence's key (sweep-kind.ts), woken when an
+// enrollment falls due. Each run takes the enrollments due now, by an index on `due_at` (its cost
+// grows with what is due, never with what is enrolled), up to a batch, and for each rechecks what
+// may have changed since it was scheduled: the enrollment's state, the sending window in the
+// contact's or the sequence's time zone (platform/time/windows.ts, DST-correct) and the room its
+// mailbox has. A step that may not go now is due again at the next moment it may. One that may is
+// queued in the outbox under a key made of the enrollment and the step (platform/outbox/send.ts):
+// the message, its Message-ID and the enrollment's move commit together, so a run that dies is run
+// again and sends nothing twice. The outbox's send job then hands it to the mailbox's provider.
+import { createHash } from 'node:crypto';
+import type { Mode } from '../../db/schema.ts';
+import { parseJson } from '../../db/sql.ts';
+import { defineJobKind } from '../../platform/jobs/kinds.ts';
+import { messageIdFor, queueEmail } from '../../platform/outbox/send.ts';
+import { listUnsubscribeHeaders, unsubscribeLink } from '../../platform/outbox/suppressions.ts';
+import type { Row } from '../../platform/resource/define.ts';
+import { performAction } from '../../platform/resource/lifecycle.ts';
+import { createRecord, findRow } from '../../platform/resource/store.ts';
+import { rowsByIds, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
+import { renderTemplate } from '../../platform/templates/liquid.ts';
+import { nextAllowed, type WeeklyIntervals } from '../../platform/time/windows.ts';
+import { ianaZone } from '../../platform/time/zones.ts';
+import type { WriteContext } from '../../platform/write.ts';
+import { allowanceOf, sentBy } from '../mailboxes/limits.ts';
+import { tasks } from '../tasks/tasks.resource.ts';
+import { enrollments } from './enrollments.resource.ts';
+import { enrol, listContacts, wakeSweep } from './enrollments.store.ts';
+import { sequences } from './sequences.resource.ts';
+import { TASK_STEPS } from './sequences.schemas.ts';
+import { stepsOf, type Step } from './steps.store.ts';
+import { SWEEP, type SweepPayload } from './sweep-kind.ts';
+import { templateValues } from './template-values.ts';
+
+/** Enrollments stepped by one run: a run that finds more is woken again at once. */
+export const BATCH = 200;
+/** How often a sequence waiting for new contacts looks for them. */
+const NEW_CONTACTS_EVERY = 60;
+/** When a mailbox at its limit is asked again, at the latest. */
+const ROOM_RETRY = 300;
+
+interface Schedule { timezone: string; days: string[]; start_hour: number; end_hour: number }
+
+const hhmm = (hour: number) => `${String(hour).padStart(2, '0')}:00`;
+export const weeklyOf = (s: Schedule): WeeklyIntervals =>
+  Object.fromEntries(s.days.map((d) => [d, [{ start: hhmm(s.start_hour), end: hhmm(s.end_hour) }]]));
+
+/** The step's subject and body, or one of its variants, chosen by weight for the enrollment and kept: the same every time it is asked. */
+export function versionOf(step: Step, enrollmentId: string): { subject: string | null; body: string | null } {
+  if (step.variants.length === 0) return step;
+  const weights = [1, ...step.variants.map((v) => v.weight)];
+  const total = weights.reduce((a, b) => a + b, 0);
+  let pick = createHash('sha256').update(`${enrollmentId}:${step.id}`).digest().readUInt32BE(0) % total;
+  for (const [i, weight] of weights.entries()) {
+    if (pick < weight) return i === 0 ? step : { subject: step.variants[i - 1].subject ?? step.subject, body: step.variants[i - 1].body };
+    pick -= weight;
+  }
+  return step;
+}
+
+/** What one run knows of the sequence: its steps, the enrollments' contacts and companies, its mailboxes and their room. */
+interface Run {
+  w: WriteContext;
+  sequence: Row;
+  steps: Step[];
+  weekly: WeeklyIntervals;
+  zone: string;
+  contacts: Map<string, Row>;
+  companies: Map<string, Row>;
+  mailboxes: Row[];
+  room: Map<string, number>;
+  /** The next mailbox of the rotation to try. */
+  turn: number;
+}
+
+/** Mailboxes with their room now: their allowance this hour, less what they have queued and not yet sent. */
+async function mailboxRoom(w: WriteContext, ids: string[]): Promise<{ mailboxes: Row[]; room: Map<string, number> }> {
+  if (ids.length === 0) return { mailboxes: [], room: new Map() };
+  let read = selectIn(w.tx, 'mailboxes', w.scope).selectAll().where('id', 'in', ids);
+  // Two schedulers sharing a mailbox take turns: its room is read and used under its row's lock.
+  if (w.dialect === 'postgres') read = read.forUpdate();
+  const rows = await read.execute() as Row[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const mailboxes = ids.map((id) => byId.get(id)).filter((m) => m !== undefined);
+  const sent = await sentBy(w.tx, w.scope, ids, w.now);
+  const queued = await selectIn(w.tx, 'outbox_messages', w.scope).select(['mailbox_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('mailbox_id', 'in', ids).where('status', '=', 'queued').groupBy('mailbox_id').execute();
+  const waiting = new Map(queued.map((q) => [q.mailbox_id, Number(q.n)]));
+  const room = new Map(mailboxes.map((m) => [m.id, allowanceOf(m as never, sent.get(m.id)!, w.now).remaining_this_hour - (waiting.get(m.id) ?? 0)]));
+  return { mailboxes, room };
+}
+
+/** The enrollment's mailbox (kept from its first e-mail), else the next of the rotation with room. */
+function mailboxFor(run: Run, e: Row): Row | undefined {
+  const kept = run.mailboxes.find((m) => m.id === e.mailbox_id);
+  if (kept) return (run.room.get(kept.id) ?? 0) > 0 ? kept : undefined;
+  for (let i = 0; i < run.mailboxes.length; i++) {
+    const m = run.mailboxes[(run.turn + i) % run.mailboxes.length];
+    if ((run.room.get(m.id) ?? 0) > 0) {
+      run.turn = (run.turn + i + 1) % run.mailboxes.length;
+      return m;
+    }
+  }
+  return undefined;
+}
+
+const setEnrollment = (w: WriteContext, id: string, set: Record<string, unknown>) =>
+  updateIn(w.tx, 'sequence_enrollments', w.scope).set({ ...set, updated_at: w.now } as never).where('id', '=', id).execute();
+
+/**
+ * Moves the enrollment past its current step: due for the next one, or finished when that was the
+ * last. One `held` (paused by hand) stays paused, its next step due once it is resumed.
+ */
+export async function advance(w: WriteContext, e: Row, steps: readonly Step[], set: Record<string, unknown> = {}, held = false): Promise<void> {
+  const next = Number(e.step_index) + 1;
+  if (next >= steps.length) {
+    await setEnrollment(w, e.id, { ...set, step_index: next });
+    await performAction(enrollments, w, { ...e, ...set, step_index: next } as Row, 'finish', { reason: 'completed' });
+    return;
+  }
+  if (held) return void (await setEnrollment(w, e.id, { ...set, step_index: next, task_id: null }));
+  const due = w.now + steps[next].time_interval;
+  await setEnrollment(w, e.id, { ...set, step_index: next, status: 'active', due_at: due, task_id: null });
+  wakeSweep(w, String(e.sequence_id), due);
+}
+
+const fail = (w: WriteContext, e: Row, error: string) => performAction(enrollments, w, e, 'fail', { error });
+
+/** A step done by a person: a task for the mailbox's owner, the enrollment waiting for it. */
+async function createStepTask(run: Run, e: Row, step: Step, contact: Row): Promise<void> {
+  const owner = run.mailboxes[0]?.owner_id ?? null;
+  const type = TASK_STEPS[step.step_type] ?? 'email';
+  const name = String(contact.name ?? contact.work_email ?? contact.id);
+  const title = step.subject ? `${run.sequence.name}: ${step.subject}` : `${run.sequence.name}, step ${step.step_order}: ${type === 'email' ? 'write to' : type === 'call' ? 'call' : type === 'linkedin' ? 'reach on LinkedIn' : 'follow up with'} ${name}`;
+  const task = await createRecord(tasks, run.w, {
+    title: title.slice(0, 500), type, description: step.body, due_at: run.w.now, assignee: owner, associations: { contact_ids: [contact.id] },
+  });
+  await setEnrollment(run.w, e.id, { task_id: task.id, status: 'active', due_at: null });
+}
+
+/** Sends the enrollment's e-mail step, or says why it waits (false). */
+async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<void> {
+  const { w, sequence } = run;
+  const address = (contact.work_email ?? contact.personal_email) as string | null;
+  if (!address) return void (await fail(w, e, 'The contact has no e-mail address'));
+  const mailbox = mailboxFor(run, e);
+  if (!mailbox) {
+    await setEnrollment(w, e.id, { status: 'pending', due_at: w.now + ROOM_RETRY });
+    return;
+  }
+  const sendKey = `sequence:${e.id}:${step.id}`;
+  const link = unsubscribeLink(w, { channel: 'email', address, contact_id: contact.id, message_id: messageIdFor(w, sendKey, String(mailbox.email)) });
+  const values = templateValues(contact, run.companies.get(String(contact.company_id)), mailbox, link.url);
+  const version = versionOf(step, e.id);
+  let subject: string;
+  let text: string;
+  try {
+    subject = renderTemplate(version.subject ?? '', values).trim();
+    text = renderTemplate(version.body ?? '', values);
+  } catch (error) {
+    return void (await fail(w, e, `Step ${step.step_order} could not be rendered: ${(error as Error).message}`));
+  }
+  const thread = parseJson<string[]>(e.thread_message_ids);
+  const sameThread = Boolean(sequence.send_in_same_thread) && thread.length > 0;
+  if (!subject && sameThread) {
+    const first = await selectIn(w.tx, 'outbox_messages', w.scope).select('subject').where('message_id', '=', thread[0]).executeTakeFirst();
+    if (first?.subject) subject = /^re:/i.test(first.subject) ? first.subject : `Re: ${first.subject}`;
+  }
+  if (!subject) return void (await fail(w, e, `Step ${step.step_order} has no subject`));
+  if (mailbox.signature) text = `${text}\n\n-- \n${mailbox.signature as string}`;
+  const queued = await queueEmail(w, sendKey, {
+    from: String(mailbox.email), fromName: mailbox.display_name as string | null, to: [address], subject, text,
+    headers: listUnsubscribeHeaders(link.url), inReplyTo: sameThread ? thread.at(-1) : null, references: sameThread ? thread : [],
+    mailboxId: mailbox.id, contactId: contact.id, record: { type: 'sequence', id: sequence.id }, stepId: step.id,
+  });
+  if (queued.status === 'suppressed') return void (await performAction(enrollments, w, e, 'finish', { reason: 'suppressed' }));
+  run.room.set(mailbox.id, (run.room.get(mailbox.id) ?? 0) - 1);
+  await advance(w, e, run.steps, { mailbox_id: mailbox.id, thread_message_ids: JSON.stringify([...thread, queued.message_id]), last_sent_at: w.now });
+}
+
+/** Steps one due enrollment. */
+async function stepOne(run: Run, e: Row): Promise<void> {
+  const { w } = run;
+  if (e.status === 'paused') return void (await performAction(enrollments, w, e, 'resume'));
+  const step = run.steps[Number(e.step_index)];
+  if (!step) return void (await performAction(enrollments, w, e, 'finish', { reason: 'completed' }));
+  const contact = run.contacts.get(String(e.contact_id));
+  if (!contact) return void (await fail(w, e, 'The contact was deleted'));
+  const zone = (run.sequence.use_contact_timezone ? ianaZone(contact.timezone) : undefined) ?? run.zone;
+  const at = nextAllowed(w.now, zone, run.weekly);
+  if (at === undefined) return void (await fail(w, e, 'The sequence\'s schedule has no sending window'));
+  if (at > w.now) {
+    await setEnrollment(w, e.id, { status: 'pending', due_at: at });
+    return;
+  }
+  if (TASK_STEPS[step.step_type] || step.input_type === 'ON_DEMAND') return createStepTask(run, e, step, contact);
+  await sendEmail(run, e, step, contact);
+}
+
+/** Enrolls the list's contacts added since the sequence was run that were never in it. */
+async function enrolNewContacts(w: WriteContext, sequence: Row, steps: Step[]): Promise<void> {
+  const candidates = await listContacts(w, String(sequence.associated_list_id), Number(sequence.launched_at ?? 0));
+  if (candidates.length === 0) return;
+  const ever = new Set((await selectIn(w.tx, 'sequence_enrollments', w.scope).select('contact_id').where('sequence_id', '=', sequence.id).where('contact_id', 'in', candidates).execute()).map((r) => r.contact_id));
+  const fresh = candidates.filter((id) => !ever.has(id));
+  if (fresh.length > 0) await enrol(w, sequence, fresh, steps[0]?.time_interval ?? 0, true);
+}
+
+/** One run of a sequence's scheduler (see the top of this file). */
+export async function sweep(w: WriteContext, sequenceId: string): Promise<void> {
+  const sequence = await findRow(sequences, w.tx, w.dialect, w.scope, sequenceId);
+  // Paused, terminated or deleted since it was woken: its work stops (resuming wakes it again).
+  if (!sequence || sequence.status !== 'live') return;
+  const steps = await stepsOf(w.tx, w.scope, sequenceId);
+  if (sequence.wait_for_new_contacts && sequence.associated_list_id) await enrolNewContacts(w, sequence, steps);
+  const due = await selectIn(w.tx, 'sequence_enrollments', w.scope).selectAll()
+    .where('sequence_id', '=', sequenceId).where('due_at', '<=', w.now).where('status', 'in', ['pending', 'active', 'paused'])
+    .orderBy('due_at').orderBy('id').limit(BATCH).execute() as Row[];
+  if (due.length > 0) {
+    const contactRows = await rowsByIds(w.tx, 'contacts', w.scope, [...new Set(due.map((e) => String(e.contact_id)))]) as Row[];
+    const companyIds = [...new Set(contactRows.map((c) => c.company_id).filter((id): id is string => typeof id === 'string'))];
+    const companyRows = companyIds.length > 0 ? await rowsByIds(w.tx, 'companies', w.scope, companyIds) as Row[] : [];
+    const schedule = parseJson<Schedule>(sequence.schedule);
+    const { mailboxes, room } = await mailboxRoom(w, parseJson<string[]>(sequence.mailbox_ids));
+    const run: Run = {
+      w, sequence, steps, weekly: weeklyOf(schedule), zone: schedule.timezone, mailboxes, room, turn: 0,
+      contacts: new Map(contactRows.map((c) => [c.id, c])), companies: new Map(companyRows.map((c) => [c.id, c])),
+    };
+    for (const e of due) await stepOne(run, e);
+  }
+  await wakeNext(w, sequence, due.length === BATCH);
+}
+
+/** Wakes the scheduler for the next enrollment due, or completes the sequence when none is left open. */
+async function wakeNext(w: WriteContext, sequence: Row, more: boolean): Promise<void> {
+  const open = await selectIn(w.tx, 'sequence_enrollments', w.scope)
+    .select([(eb) => eb.fn.min('due_at').as('next'), (eb) => eb.fn.countAll<number>().as('n')])
+    .where('sequence_id', '=', sequence.id).where('status', 'in', ['pending', 'active', 'paused']).executeTakeFirstOrThrow();
+  const waits = Boolean(sequence.wait_for_new_contacts);
+  if (more) wakeSweep(w, sequence.id, w.now);
+  else if (open.next !== null) wakeSweep(w, sequence.id, waits ? Math.min(Number(open.next), w.now + NEW_CONTACTS_EVERY) : Math.max(Number(open.next), w.now));
+  else if (waits) wakeSweep(w, sequence.id, w.now + NEW_CONTACTS_EVERY);
+  if (Number(open.n) === 0 && !waits) await performAction(sequences, w, sequence, 'complete');
+}
+
+export const sequenceSweep = defineJobKind<SweepPayload>({
+  ...SWEEP,
+  async run({ sequence_id: id }, { write, job }) {
+    await write({ orgId: job.orgId, mode: job.mode as Mode }, (w) => sweep(w, id));
+  },
+});
