@@ -255,8 +255,9 @@ describe('sequences', () => {
     const s = await setup([{ work_email: 'a@example.org' }, { work_email: 'b@example.org' }]);
     const seq = await sequence(s, { associated_list_id: null }, [{ time_interval: 86_400, subject: 'Hi', body: 'x' }]);
     const path = `/v1/sequences/${seq.id}/enrollments`;
-    const first = await ok(s.c.post(path, { contact_ids: [s.contacts[0].id, 'con_nope'] }), 201);
-    expect(first).toMatchObject({ enrolled: 1, results: [{ contact_id: s.contacts[0].id, status: 'enrolled' }, { contact_id: 'con_nope', status: 'not_found', enrollment_id: null }] });
+    await fails(s.c.post(path, { contact_ids: [s.contacts[0].id, 'con_nope'] }), 404, 'Contact not found');
+    const first = await ok(s.c.post(path, { contact_ids: [s.contacts[0].id] }), 201);
+    expect(first).toEqual({ enrolled: 1, results: [{ contact_id: s.contacts[0].id, status: 'enrolled', enrollment_id: expect.stringMatching(/^enr_/) }] });
     const again = await ok(s.c.post(path, { list_id: s.list.id }), 201);
     expect(again.results.map((r: Json) => r.status)).toEqual(['already_enrolled', 'enrolled']);
     expect(again.results[0].enrollment_id).toBe(first.results[0].enrollment_id);

@@ -37,8 +37,8 @@ const STEPPING = ['scheduling', 'live', 'resuming'];
 
 const EnrollResult = Type.Object({
   contact_id: Type.String({ description: 'The contact asked for' }),
-  status: StringEnum(['enrolled', 'already_enrolled', 'not_found'] as const, { description: '`enrolled` now, `already_enrolled` (its open enrollment is answered), or `not_found` (no such contact)' }),
-  enrollment_id: Type.Union([Type.String(), Type.Null()], { description: 'Its enrollment; null when not found' }),
+  status: StringEnum(['enrolled', 'already_enrolled'] as const, { description: '`enrolled` now, or `already_enrolled` (its open enrollment is answered)' }),
+  enrollment_id: Type.String({ description: 'Its enrollment' }),
 }, { description: 'What became of one contact' });
 const EnrollAnswer = Type.Object({
   enrolled: Type.Integer({ description: 'Contacts enrolled now' }),
@@ -87,7 +87,7 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/sequences/:id/enrollments', {
     schema: {
       tags, operationId: 'enrollInSequence', summary: 'Enrol contacts in a sequence',
-      description: 'Enrols `contact_ids` (at most 1,000), every contact of `list_id`, or both, each due after the first step\'s wait: 201 when any was enrolled, else 200, with a result per contact. A contact already in the sequence keeps its enrollment (`already_enrolled`); an unknown one is `not_found`. A sequence that is terminating or completed is 409.',
+      description: 'Enrols `contact_ids` (at most 1,000), every contact of `list_id`, or both, each due after the first step\'s wait: 201 when any was enrolled, else 200, with a result per contact. A contact already in the sequence keeps its enrollment (`already_enrolled`); an id that names no contact of yours is 404 `Contact not found` and enrols nobody. A sequence that is terminating or completed is 409.',
       params, body: EnrollBody, response: { 200: Data(EnrollAnswer, 'Nobody new was enrolled'), 201: Data(EnrollAnswer, 'Contacts were enrolled'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => respond(req, reply, async (w) => {
@@ -97,6 +97,8 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
     if (!ENROLLABLE.includes(String(sequence.status))) throw conflict(`A sequence that is ${String(sequence.status)} cannot enrol contacts`);
     const wanted = [...(ids ?? [])];
     const found = new Set(ids ? (await rowsByIds(w.tx, 'contacts', w.scope, ids)).map((c) => String(c.id)) : []);
+    // An id that names no contact of the tenant refuses the whole request, as any reference does.
+    if (wanted.some((id) => !found.has(id))) throw notFound(contacts.notFound);
     if (listId !== undefined) {
       const list = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', listId).executeTakeFirst();
       if (!list) throw notFound(lists.notFound);
@@ -108,10 +110,10 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
       }
     }
     const steps = await stepsOf(w.tx, w.scope, sequence.id);
-    const made = await enrol(w, sequence, wanted.filter((id) => found.has(id)), steps[0]?.time_interval ?? 0, STEPPING.includes(String(sequence.status)));
+    const made = await enrol(w, sequence, wanted, steps[0]?.time_interval ?? 0, STEPPING.includes(String(sequence.status)));
     const results = wanted.slice(0, 1000).map((id) => {
-      const e = made.get(id);
-      return { contact_id: id, status: e ? (e.created ? 'enrolled' : 'already_enrolled') : 'not_found', enrollment_id: e?.id ?? null };
+      const e = made.get(id)!;
+      return { contact_id: id, status: e.created ? 'enrolled' : 'already_enrolled', enrollment_id: e.id };
     });
     const enrolled = [...made.values()].filter((e) => e.created).length;
     return { status: enrolled > 0 ? 201 : 200, payload: { data: { enrolled, results } } };
@@ -149,7 +151,7 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/sequences/:id/steps/reorder', {
     schema: {
       tags, operationId: 'reorderSequenceSteps', summary: 'Reorder the steps of a sequence',
-      description: 'Gives the steps the order of `step_ids`, which must name every step of the sequence once (else 422). Records `sequence.steps_reordered`; answers the steps in their new order.',
+      description: 'Gives the steps the order of `step_ids`, which must name every step of the sequence once: an id of no step of it is 404 `Step not found`, a step left out 422. Records `sequence.steps_reordered`; answers the steps in their new order.',
       params, body: ReorderBody, response: { 200: ListOf(sequenceSteps.schemas.record, 'The steps in order'), ...errorResponses(404, 409, 422) },
     },
   }, (req, reply) => respond(req, reply, async (w) => {
@@ -158,7 +160,8 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
     const steps = await stepsOf(w.tx, w.scope, sequence.id);
     const given = req.body.step_ids;
     const known = new Set(steps.map((s) => s.id));
-    if (given.length !== steps.length || given.some((id) => !known.has(id))) {
+    if (given.some((id) => !known.has(id))) throw notFound('Step not found');
+    if (given.length !== steps.length) {
       throw validationError([{ loc: ['body', 'step_ids'], msg: `must name each of the sequence's ${steps.length} steps once`, type: 'value_error.step_ids' }]);
     }
     await renumber(w, sequence.id, given);
