@@ -82,6 +82,7 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '20a', name: 'e-mails/s, SMTP adapter with DKIM', value: s.s20_mail_sends.smtp.perSecond, op: '>=', target: 200, of: [sendAnswers(s.s20_mail_sends)] },
     { id: '20b', name: 'e-mails/s, local driver', value: s.s20_mail_sends.local.perSecond, op: '>=', target: 1000 },
     { id: '21', name: 'inbound messages parsed and threaded/s', value: s.s21_inbound.perSecond, op: '>=', target: 500, of: [inboundAnswers(s.s21_inbound)] },
+    ...(r.store === 'sqlite' ? [{ id: '23', name: 'enrollments/s made when a sequence runs', value: s.s23_enrol_at_run.perSecond, op: '>=' as const, target: 5000 }] : []),
     { id: '22', name: 'inbox first page with total (computed) / GET one', value: ratio(s.s22_inbox_list.list.rps, s.s22_inbox_list.getOne.rps), op: '>=', target: 0.3, of: [s.s22_inbox_list.list, s.s22_inbox_list.getOne] },
   ];
   return rows.map(({ of = [], ...t }) => {
@@ -169,6 +170,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     `  21 inbound: ${num(s.s21_inbound.perSecond)} messages/s parsed and threaded (${num(s.s21_inbound.messages)} posted, ${num(s.s21_inbound.threads)} threads, ${num(s.s21_inbound.refused)} refused)`,
     figureRow(`22 GET /v1/inbox?limit=50, no-cache (${num(s.s22_inbox_list.threads)} threads)`, s.s22_inbox_list.list),
     figureRow('22 GET one, in turn with the inbox', s.s22_inbox_list.getOne),
+    `  23 sequences: ${num(s.s23_enrol_at_run.enrollments)} enrollments made in ${s.s23_enrol_at_run.seconds} s when the sequence ran (${num(s.s23_enrol_at_run.perSecond)}/s)`,
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

@@ -17,6 +17,7 @@ import { createStore, type StoreKind } from './stores.ts';
 import { benchWebhooks, type WebhookResults } from './webhooks.ts';
 import { importScenario, type ImportResults } from './import-scenario.ts';
 import { mailScenarios, type MailResults } from './mail-scenarios.ts';
+import { sequenceScenarios, type SequenceResults } from './sequence-scenarios.ts';
 
 export interface Figure {
   /** Medians over the rounds: requests per second and latency in milliseconds. */
@@ -88,7 +89,7 @@ export interface StoreResult {
     s11_assert_batch: Figure & { recordsPerSecond: number; creates: Figure };
     s12_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  } & WebhookResults & SearchResults & DealResults & ImportResults & MailResults;
+  } & WebhookResults & SearchResults & DealResults & ImportResults & MailResults & SequenceResults;
 }
 
 const median = (xs: number[]) => {
@@ -488,6 +489,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const mail = await mailScenarios({
       kind, storeUrl: store.url, database, options, workDir: ctx.workDir, log, start, stop, inTurn, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
     });
+    const sequenced = await sequenceScenarios({ database, options, log: (m) => log(`${kind}: ${m}`), start, stop, env: serviceEnv(store.url, RAISED_LIMITS) });
 
     return {
       store: kind,
@@ -520,6 +522,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         ...webhooks,
         ...imported,
         ...mail,
+        ...sequenced,
       },
     };
   } finally {
