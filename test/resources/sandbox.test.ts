@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, tenant, testApp, type Client } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -107,6 +108,13 @@ describe('sandbox data', () => {
     const launched = allEvents.find((e) => e.type === 'campaign.launched')!;
     expect(launched.data.object).toMatchObject({ id: active.id, status: 'active', audience_count: active.audience_count });
     expect((await t.test.get('/v1/usage')).json().data.balance).toBe(1000);
+    // A live sequence from the sandbox's mailbox, its enrollments in several states.
+    const [sequence] = await all(t.test, '/v1/sequences');
+    const live = await waitFor(async () => (await t.test.get(`/v1/sequences/${sequence.id}`)).json().data, (s) => s.status === 'live');
+    expect(live).toMatchObject({ name: 'Founder outreach', counts: { enrolled: 6, active: 5, finished: 1, replied: 1, bounced: 0 } });
+    const states = (await all(t.test, `/v1/sequences/${sequence.id}/enrollments`)).map((e) => e.status).sort();
+    expect(states).toEqual(['active', 'active', 'active', 'finished', 'paused', 'pending']);
+    expect((await all(t.test, `/v1/sequences/${sequence.id}/steps`)).length).toBe(2);
   });
 
   it('leaves live mode empty', async () => {
@@ -139,7 +147,7 @@ describe('sandbox data', () => {
 
     const res = await t.test.post('/v1/sandbox/reset');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 8, notes: 6, products: 5, quotes: 1, members: 3 } });
+    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 8, notes: 6, products: 5, quotes: 1, members: 3, sequences: 1 } });
 
     expect(await shape(t.test)).toEqual(before);
     expect((await t.test.get(`/v1/contacts/${contact.id}`)).statusCode).toBe(404);
@@ -207,8 +215,9 @@ describe('sandbox reset and live streams', () => {
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
       // and notes; the products, the quote made and sent; the mailbox (kept) given back its owner, Ada,
-      // made again; the mailbox attached to the draft campaign.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1;
+      // made again; the mailbox attached to the draft campaign; the sequence, its two steps, its run
+      // and (from its scheduling job) its going live.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 5 * reset.sequences;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

@@ -20,6 +20,7 @@ import { seedSandboxDomain } from './sandbox.domains.ts';
 import { seedSandboxMailbox } from './sandbox.mailboxes.ts';
 import { attachSandboxMailbox } from './sandbox.campaigns.ts';
 import { SANDBOX_MEMBERS, seedSandboxMembers } from './sandbox.members.ts';
+import { SANDBOX_SEQUENCES, seedSandboxSequence } from './sandbox.sequences.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
 import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
@@ -35,11 +36,12 @@ export interface SandboxSummary {
   products: number;
   quotes: number;
   members: number;
+  sequences: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS, sequences: SANDBOX_SEQUENCES };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -128,6 +130,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   await seedSandboxDomain(w, 60 * 86_400);
   await seedSandboxMailbox(w);
   await attachSandboxMailbox(w);
+  await seedSandboxSequence(w, contacts.filter((_c, i) => !data.contacts[i].suppressed).map((c) => c.id));
   return sandboxSummary();
 }
 
