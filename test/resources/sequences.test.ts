@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { clock, tenant, testApp, type Client } from '../helpers/app.ts';
 import { fails, ok, type Json } from '../helpers/records.ts';
+import { emailConnection, inboundUrl, rawMail, receive } from '../helpers/inbox.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' } });
@@ -199,8 +200,25 @@ describe('sequences', () => {
     expect(after.filter((m) => m.subject === 'Re: Hi' || m.subject === 'Again').map((m) => m.to_addresses[0])).toEqual(['away@example.org']);
   });
 
+  it('a reply that comes into the inbox threads with the sequence and finishes the enrollment; an out-of-office one does not', async () => {
+    clock.set(at('2027-04-14T10:00:00Z')); // a Wednesday
+    const s = await setup([{ work_email: 'grace@example.org' }, { work_email: 'alan@example.org' }]);
+    const seq = await sequence(s, {}, [{ subject: 'Hello', body: 'Hi' }, { time_interval: 86_400, subject: 'Again', body: 'Hi again' }]);
+    await ok(s.c.post(`/v1/sequences/${seq.id}/run`));
+    const messages = await sent(s.c, seq.id, 2);
+    const link = await inboundUrl(s.c, await emailConnection(s.c));
+    const to = (address: string) => messages.find((m) => m.to_addresses[0] === address)!;
+    const reply = await receive(app, link, rawMail({ from: 'Grace <grace@example.org>', to: 'ada@sender.example', subject: 'Re: Hello', inReplyTo: to('grace@example.org').message_id, text: 'Yes, let us talk.' }));
+    await receive(app, link, rawMail({ from: 'alan@example.org', to: 'ada@sender.example', subject: 'Out of office', inReplyTo: to('alan@example.org').message_id, headers: { 'Auto-Submitted': 'auto-replied' }, text: 'Away until Monday.' }));
+    const threads = await get(s.c, `/v1/inbox?sequence_id=${seq.id}`);
+    expect(threads.map((x: Json) => x.id)).toContain(reply.thread_id);
+    expect((await get(s.c, '/v1/inbox?sequence_id=seq_nope')).length).toBe(0);
+    const byAddress = Object.fromEntries((await enrollmentsOf(s.c, seq.id)).map((e) => [s.contacts.find((c) => c.id === e.contact_id)!.work_email, [e.status, e.reason]]));
+    expect(byAddress).toEqual({ 'grace@example.org': ['finished', 'replied'], 'alan@example.org': ['paused', null] });
+  });
+
   it('a call step makes a task for the mailbox\'s owner and goes on when it is completed', async () => {
-    clock.set(at('2027-04-12T10:00:00Z')); // Monday
+    clock.set(at('2027-04-19T10:00:00Z')); // Monday
     const s = await setup([{ name: 'Grace Hopper', work_email: 'grace@example.org' }]);
     const owner = await ok(s.c.post('/v1/members', { name: 'Ada', email: 'ada@sender.example' }), 201);
     await ok(s.c.patch(`/v1/mailboxes/${s.mailbox.id}`, { owner_id: owner.id }));
@@ -218,7 +236,7 @@ describe('sequences', () => {
   });
 
   it('pausing stops sending, resuming spreads what fell due at the mailboxes\' rate, terminating finishes the rest', async () => {
-    clock.set(at('2027-04-19T10:00:00Z')); // Monday
+    clock.set(at('2027-04-26T10:00:00Z')); // Monday
     const people = Array.from({ length: 6 }, (_, i) => ({ work_email: `p${i}@example.org` }));
     const s = await setup(people);
     await ok(s.c.patch(`/v1/mailboxes/${s.mailbox.id}`, { hourly_limit: 12 }));
@@ -251,7 +269,7 @@ describe('sequences', () => {
   });
 
   it('enrols by hand with a result per contact, one open enrollment per contact, and an enrollment is paused, resumed and finished', async () => {
-    clock.set(at('2027-04-26T10:00:00Z'));
+    clock.set(at('2027-05-03T10:00:00Z'));
     const s = await setup([{ work_email: 'a@example.org' }, { work_email: 'b@example.org' }]);
     const seq = await sequence(s, { associated_list_id: null }, [{ time_interval: 86_400, subject: 'Hi', body: 'x' }]);
     const path = `/v1/sequences/${seq.id}/enrollments`;

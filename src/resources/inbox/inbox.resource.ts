@@ -40,6 +40,7 @@ export const inbox = defineResource({
     assignee: { op: 'eq', description: 'Only threads of this assignee, exactly' },
     tag: { field: 'tags', op: 'has', description: 'Only threads with this tag' },
     contact_id: { op: 'eq', description: 'Only threads with this contact' },
+    sequence_id: { op: 'eq', description: 'Only threads answering a message of this sequence' },
     q: { op: 'where', where: subjectOrFrom, schema: Str({ description: 'Only threads whose subject or other side\'s address contains this text, case-insensitively', maxLength: 200, examples: ['pilot'] }) },
   },
   counter: 'inbox_threads',
@@ -56,7 +57,7 @@ export const inbox = defineResource({
   routes: {
     omit: ['create', 'update', 'get'],
     docs: {
-      list: { summary: 'List inbox threads', description: 'Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `contact_id`, `q` (subject or the other side\'s address contains, case-insensitive).' },
+      list: { summary: 'List inbox threads', description: 'Lists threads, newest first, with an exact `total`. Filters combine: `channel`, `status`, `assignee`, `tag`, `contact_id`, `sequence_id`, `q` (subject or the other side\'s address contains, case-insensitive).' },
       delete: { summary: 'Delete a thread', description: 'Deletes a thread with its messages; reading it afterwards is 404. A message of it that comes in again starts a new thread.' },
     },
   },
