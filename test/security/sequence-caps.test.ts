@@ -52,12 +52,12 @@ describe('a mailbox shared by sequences in two worker processes', () => {
       try {
         await waitFor(async () => smtp.received.length, (n) => n >= HOURLY, 60_000, 10);
         const enrolled = await waitFor(
-          () => database.db.selectFrom('sequence_enrollments').select(['status', 'step_index']).where('org_id', '=', org.org_id).execute(),
+          () => database.db.selectFrom('sequence_enrollments').select(['status', 'step_index']).where('org_id', '=', org.org_id).where('mode', '=', 'live').execute(),
           (all) => all.length === 2 * PER_SEQUENCE && all.every((e) => e.status === 'pending' || e.step_index === 1), 60_000, 100);
         // Time for any send beyond the limit to show itself.
         await sleep(3000);
         expect(smtp.received.length).toBe(HOURLY);
-        const queued = await database.db.selectFrom('outbox_messages').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', org.org_id).where('mailbox_id', '=', mailbox.id).executeTakeFirstOrThrow();
+        const queued = await database.db.selectFrom('outbox_messages').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', org.org_id).where('mode', '=', 'live').where('mailbox_id', '=', mailbox.id).executeTakeFirstOrThrow();
         expect(Number(queued.n)).toBe(HOURLY);
         expect(enrolled.filter((e) => e.status === 'pending').length).toBe(2 * PER_SEQUENCE - HOURLY);
       } finally {

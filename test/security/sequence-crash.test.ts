@@ -62,11 +62,11 @@ describe('a sequence stepping across SIGKILL', () => {
       }
 
       const finished = await waitFor(
-        () => database.db.selectFrom('sequence_enrollments').select(['status', 'reason', 'step_index']).where('org_id', '=', org.org_id).execute(),
+        () => database.db.selectFrom('sequence_enrollments').select(['status', 'reason', 'step_index']).where('org_id', '=', org.org_id).where('mode', '=', 'live').execute(),
         (all) => all.length === ENROLLED && all.every((e) => e.status === 'finished'), 180_000, 250);
       expect(finished.every((e) => e.reason === 'completed' && e.step_index === STEPS)).toBe(true);
       const rows = await waitFor(
-        () => database.db.selectFrom('outbox_messages').select(['message_id', 'status', 'error', 'step_id', 'contact_id']).where('org_id', '=', org.org_id).where('record_type', '=', 'sequence').execute(),
+        () => database.db.selectFrom('outbox_messages').select(['message_id', 'status', 'error', 'step_id', 'contact_id']).where('org_id', '=', org.org_id).where('mode', '=', 'live').where('record_type', '=', 'sequence').execute(),
         (all) => all.length === ENROLLED * STEPS && all.every((r) => r.status !== 'queued'), 120_000, 250);
       expect(new Set(rows.map((r) => `${r.contact_id}:${r.step_id}`)).size).toBe(ENROLLED * STEPS);
 
