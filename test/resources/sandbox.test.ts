@@ -216,7 +216,7 @@ describe('sandbox reset and live streams', () => {
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
       // and notes; the products, the quote made and sent; the mailbox (kept) given back its owner, Ada,
       // made again; the mailbox attached to the draft campaign; the sequence, its two steps, its run
-      // and (from its scheduling job) its going live.
+      // and its going live.
       const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 5 * reset.sequences;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
