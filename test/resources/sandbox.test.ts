@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, tenant, testApp, type Client } from '../helpers/app.ts';
-import { waitFor } from '../helpers/wait.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -108,10 +107,9 @@ describe('sandbox data', () => {
     const launched = allEvents.find((e) => e.type === 'campaign.launched')!;
     expect(launched.data.object).toMatchObject({ id: active.id, status: 'active', audience_count: active.audience_count });
     expect((await t.test.get('/v1/usage')).json().data.balance).toBe(1000);
-    // A live sequence from the sandbox's mailbox, its enrollments in several states.
+    // A drafted sequence from the sandbox's mailbox, its enrollments in several states.
     const [sequence] = await all(t.test, '/v1/sequences');
-    const live = await waitFor(async () => (await t.test.get(`/v1/sequences/${sequence.id}`)).json().data, (s) => s.status === 'live');
-    expect(live).toMatchObject({ name: 'Founder outreach', counts: { enrolled: 6, active: 5, finished: 1, replied: 1, bounced: 0 } });
+    expect(sequence).toMatchObject({ name: 'Founder outreach', status: 'drafted', counts: { enrolled: 6, active: 5, finished: 1, replied: 1, bounced: 0 } });
     const states = (await all(t.test, `/v1/sequences/${sequence.id}/enrollments`)).map((e) => e.status).sort();
     expect(states).toEqual(['active', 'active', 'active', 'finished', 'paused', 'pending']);
     expect((await all(t.test, `/v1/sequences/${sequence.id}/steps`)).length).toBe(2);
@@ -215,9 +213,8 @@ describe('sandbox reset and live streams', () => {
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
       // and notes; the products, the quote made and sent; the mailbox (kept) given back its owner, Ada,
-      // made again; the mailbox attached to the draft campaign; the sequence, its two steps, its run
-      // and its going live.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 5 * reset.sequences;
+      // made again; the mailbox attached to the draft campaign; the sequence and its two steps.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 3 * reset.sequences;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

@@ -12,6 +12,6 @@ export const SandboxResetSchema = Type.Object({
   products: Type.Integer({ description: 'Products in the fresh data set (one inactive)', examples: [5] }),
   quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal)', examples: [1] }),
   members: Type.Integer({ description: 'Members in the fresh data set (an admin and two members, in three time zones)', examples: [3] }),
-  sequences: Type.Integer({ description: 'Sequences in the fresh data set (one live, sending from the sandbox\'s mailbox, its enrollments in several states)', examples: [1] }),
+  sequences: Type.Integer({ description: 'Sequences in the fresh data set (one drafted, from the sandbox\'s mailbox, its enrollments in several states)', examples: [1] }),
 }, { title: 'SandboxReset', description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

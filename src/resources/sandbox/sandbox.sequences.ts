@@ -1,11 +1,10 @@
-// The sandbox's sequence: two e-mail steps from the sandbox's mailbox, six contacts enrolled by hand,
-// run as a person would run it (and made live in the same write), with its enrollments in several
-// states: three on their way (the first step due tomorrow), one that replied, one paused by hand,
-// one waiting for its window. So test mode shows a live sequence at once, and its first messages
-// reach the outbox (the local driver) a day later.
+// The sandbox's sequence: two e-mail steps from the sandbox's mailbox and six contacts enrolled by
+// hand, with their enrollments in several states: three on their way (the first step due a day
+// after it runs), one that replied, one paused by hand, one waiting for its window. It is left
+// drafted: running it (`POST /v1/sequences/{id}/run`) is the first thing to try in test mode, and a
+// data set that schedules nothing by itself never sends on its own.
 import { newId } from '../../platform/ids.ts';
 import { writeChild } from '../../platform/resource/children.ts';
-import { finishWork, performAction } from '../../platform/resource/lifecycle.ts';
 import { createRecord, getRow } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
@@ -42,7 +41,4 @@ export async function seedSandboxSequence(w: WriteContext, contactIds: readonly 
   for (const [i, set] of SET_APART.entries()) {
     await updateIn(w.tx, 'sequence_enrollments', w.scope).set({ ...set, ...(set.status === 'finished' ? { finished_at: w.now } : {}) } as never).where('id', '=', enrolled[ENROLLED - 1 - i]).execute();
   }
-  // Run, and its scheduling worked in the same write: the data set is whole when the reset commits.
-  await performAction(sequences, w, row, 'run');
-  await finishWork(sequences, w, id, 'scheduling');
 }
