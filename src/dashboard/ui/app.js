@@ -12,7 +12,7 @@ import { RecordPage, RecordTable, RESOURCES } from './tables.js';
 
 const NAV = [
   ['contacts', 'Contacts'], ['companies', 'Companies'], ['deals', 'Deals'], ['pipeline', 'Pipeline'], ['quotes', 'Quotes'], ['products', 'Products'],
-  ['tasks', 'Tasks'], ['notes', 'Notes'], ['lists', 'Lists'], ['campaigns', 'Campaigns'], ['imports', 'Imports'], ['inbox', 'Inbox'], ['outbox', 'Outbox'], ['mailboxes', 'Mailboxes'], ['connections', 'Connections'], ['domains', 'Sending domains'], ['events', 'Live events'],
+  ['tasks', 'Tasks'], ['notes', 'Notes'], ['lists', 'Lists'], ['campaigns', 'Campaigns'], ['sequences', 'Sequences'], ['imports', 'Imports'], ['inbox', 'Inbox'], ['outbox', 'Outbox'], ['mailboxes', 'Mailboxes'], ['connections', 'Connections'], ['domains', 'Sending domains'], ['events', 'Live events'],
   ['webhooks', 'Webhooks'], ['usage', 'Usage'], ['keys', 'API keys'],
 ];
 

@@ -1,4 +1,5 @@
-// Small pieces every screen uses: formatting, the error message, the page heading that takes focus.
+// Small pieces every screen uses: formatting, the error message, the page heading that takes focus,
+// the pager of a list read by cursor.
 import { html, useEffect, useRef } from './html.js';
 
 // Dates and times are the viewer's: their locale and their time zone (Intl's defaults).
@@ -47,3 +48,15 @@ export function Heading({ children }) {
   useEffect(() => ref.current?.focus(), []);
   return html`<h1 tabindex="-1" ref=${ref}>${children}</h1>`;
 }
+
+/**
+ * Previous and next buttons over a list read by cursor: `cursors` are those of the pages walked so
+ * far (the last is the page shown, '' the first), `next` the cursor of the page after (none: the
+ * last page), `total` the list's, shown when given.
+ */
+export const Pager = ({ label, cursors, setCursors, next, total }) => html`
+  <nav class="pager" aria-label=${label}>
+    <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
+    ${total !== undefined && html`<span>Page ${cursors.length} · ${total} in all</span>`}
+    <button type="button" disabled=${!next} onClick=${() => setCursors([...cursors, next])}>Next page</button>
+  </nav>`;

@@ -12,7 +12,7 @@ const LABELS = {
   linkedin_url: 'LinkedIn', employee_count: 'Employees', contact_count: 'Contacts', member_count: 'Members', sku: 'SKU',
   external_key: 'External key', signer_ip: 'Signer\'s address', tax_percent: 'Tax rate',
   discount_total: 'Discount', tax_total: 'Tax', weighted_amount: 'Weighted amount', expected_close_date: 'Expected to close',
-  content: 'Note', closed_at: 'Closed', due_at: 'Due', overdue: 'Overdue', active: 'Active (can be quoted)', pinned: 'Pinned', created_by: 'Written by',
+  associated_list_id: 'Associated list', mailbox_ids: 'Mailboxes', content: 'Note', closed_at: 'Closed', due_at: 'Due', overdue: 'Overdue', active: 'Active (can be quoted)', pinned: 'Pinned', created_by: 'Written by',
 };
 
 const WORDS = { id: 'ID', ids: 'IDs', url: 'URL', email: 'e-mail', ip: 'IP', sku: 'SKU' };
@@ -29,7 +29,7 @@ const MONEY = new Set(['amount', 'weighted_amount', 'unit_price', 'subtotal', 'd
 const PERCENT = new Set(['probability', 'tax_percent', 'discount_percent']);
 const TEXT = new Set(['description', 'terms', 'content', 'decline_reason']);
 /** Fields whose id names a record with a page of its own, and where that page is. */
-export const REFERENCES = { list_id: 'lists', company_id: 'companies', contact_id: 'contacts', deal_id: 'deals', product_id: 'products' };
+export const REFERENCES = { list_id: 'lists', associated_list_id: 'lists', company_id: 'companies', contact_id: 'contacts', deal_id: 'deals', product_id: 'products' };
 const ASSOCIATIONS = [['contact_ids', 'contacts', 'Contacts'], ['company_ids', 'companies', 'Companies'], ['deal_ids', 'deals', 'Deals']];
 const NUMBER = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 });
 const PERCENT_FORMAT = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 4 });
@@ -49,7 +49,7 @@ function nameOf(path, pick) {
   if (!names.has(path)) names.set(path, api(path).then((body) => pick(body.data), () => null));
   return names.get(path);
 }
-const recordName = (r) => r.name ?? r.title ?? r.number ?? r.id;
+const recordName = (r) => r.name ?? r.title ?? r.number ?? r.email ?? r.id;
 
 /** The name of the record `id` of `resource` (its id until known, or when it is gone). */
 export function RecordName({ resource, id }) {
@@ -107,6 +107,7 @@ function Value({ name, value, record }) {
 /** The rows of one field: custom fields and associations spread into a row each. */
 function rowsOf(record, name, value) {
   if (name === 'custom_fields') return Object.entries(value).map(([key, v]) => [key, v, labelOf(key)]);
+  if (name === 'mailbox_ids') return [[name, value.map((id) => html`<${RecordLink} resource="mailboxes" id=${id} />`), labelOf(name), true]];
   if (name === 'associations') {
     return ASSOCIATIONS.map(([key, resource, label]) => [key, (value[key] ?? []).map((id) => html`<${RecordLink} resource=${resource} id=${id} />`), label, true]);
   }

@@ -1,7 +1,7 @@
 // What a record's page shows beside its fields: the timeline of a contact, company or deal, and the
 // members of a list.
 import { api, query } from './api.js';
-import { DateTime, ErrorMessage } from './common.js';
+import { DateTime, ErrorMessage, Pager } from './common.js';
 import { html, useEffect, useState } from './html.js';
 
 const PAGE_SIZE = 25;
@@ -62,10 +62,7 @@ export function ListMembers({ list }) {
           ${page.data.map((row) => html`<li>${link ? html`<a href=${`#/${link}/${row.id}`}>${row.name || row.id}</a>` : html`<code>${row.value}</code> ${row.kind}`}</li>`)}
         </ul>
         ${page.pagination.total === 0 && html`<p>This list is empty.</p>`}
-        <nav class="pager" aria-label="Pages of members">
-          <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-          <button type="button" disabled=${!page.next_cursor} onClick=${() => setCursors([...cursors, page.next_cursor])}>Next page</button>
-        </nav>`}
+        <${Pager} label="Pages of members" cursors=${cursors} setCursors=${setCursors} next=${page.next_cursor} />`}
     </section>
   `;
 }

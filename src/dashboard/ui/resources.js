@@ -11,7 +11,11 @@ const excerpt = (text, size = 90) => (text.length > size ? `${text.slice(0, size
 
 const PRIORITIES = [[0, 'None'], [1, 'Low'], [2, 'Medium'], [3, 'High'], [4, 'Urgent']];
 const TASK_TYPES = [['todo', 'To-do'], ['call', 'Call'], ['email', 'E-mail'], ['linkedin', 'LinkedIn'], ['meeting', 'Meeting']];
-const QUOTE_STATES = ['draft', 'sent', 'viewed', 'accepted', 'declined', 'expired', 'void'].map((s) => [s, s.charAt(0).toUpperCase() + s.slice(1)]);
+/** The options of a select of states, each state its own label, capitalized. */
+export const stateOptions = (states) => states.map((s) => [s, s.charAt(0).toUpperCase() + s.slice(1)]);
+const QUOTE_STATES = stateOptions(['draft', 'sent', 'viewed', 'accepted', 'declined', 'expired', 'void']);
+const SEQUENCE_STATES = stateOptions(['drafted', 'scheduling', 'live', 'pausing', 'paused', 'resuming', 'terminating', 'completed']);
+const counted = (key) => (row) => String(row.counts?.[key] ?? '—');
 const labelIn = (options, value) => options.find(([v]) => v === value)?.[1] ?? value;
 /** A record a task or note is about, picked by name and sent as its `associations`. */
 const about = (resource, label) => ({
@@ -176,9 +180,18 @@ export const RESOURCES = {
   },
   outbox: {
     title: 'Outbox', noun: 'message',
-    filters: [{ param: 'status', label: 'Status', options: ['queued', 'sent', 'delivered', 'bounced', 'failed', 'suppressed'].map((s) => [s, s.charAt(0).toUpperCase() + s.slice(1)]) }],
+    filters: [{ param: 'status', label: 'Status', options: stateOptions(['queued', 'sent', 'delivered', 'bounced', 'failed', 'suppressed']) }],
     columns: [['subject', 'Subject'], ['to_addresses', 'To'], ['status', 'Status', state('status')], ['sent_at', 'Sent', when('sent_at')], ['opened_at', 'Opened', when('opened_at')]],
     heading: (m) => m.subject || m.id,
+  },
+  // A sequence's page adds its lifecycle, its steps with their analytics and its enrollments (sequences.js).
+  sequences: {
+    title: 'Sequences', noun: 'sequence', search: 'Words of the name…', searchParam: 'search',
+    filters: [{ param: 'status', label: 'Status', options: SEQUENCE_STATES }],
+    columns: [
+      ['name', 'Name'], ['status', 'Status', state('status')], ['enrolled', 'Enrolled', counted('enrolled')], ['active', 'Active', counted('active')],
+      ['finished', 'Finished', counted('finished')], ['replied', 'Replied', counted('replied')], ['bounced', 'Bounced', counted('bounced')],
+    ],
   },
 };
 

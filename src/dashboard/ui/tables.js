@@ -3,7 +3,7 @@
 // them). Searching uses `POST /v1/search/<resource>` (full text, the filters as its conditions);
 // listing `GET /v1/<resource>` (the filters as query parameters).
 import { api, query } from './api.js';
-import { DateTime, ErrorMessage, Heading, show } from './common.js';
+import { DateTime, ErrorMessage, Heading, Pager, show } from './common.js';
 import { Fields } from './fields.js';
 import { EmailSections } from './email.js';
 import { CreateForm } from './forms.js';
@@ -11,6 +11,7 @@ import { html, useEffect, useState } from './html.js';
 import { QuoteSections } from './quotes.js';
 import { ListMembers, Timeline } from './related.js';
 import { HAS_TIMELINE, RESOURCES } from './resources.js';
+import { SequenceSections } from './sequences.js';
 
 export { RESOURCES };
 
@@ -91,11 +92,7 @@ export function RecordTable({ resource }) {
           </tr>`)}
         </tbody>
       </table>
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-        <span>Page ${cursors.length} · ${page.pagination.total} in all</span>
-        <button type="button" disabled=${!page.next_cursor} onClick=${() => setCursors([...cursors, page.next_cursor])}>Next page</button>
-      </nav>`}
+      <${Pager} label="Pages" cursors=${cursors} setCursors=${setCursors} next=${page.next_cursor} total=${page.pagination.total} />`}
   `;
 }
 
@@ -104,9 +101,13 @@ const SHOWN_ELSEWHERE = {
   quotes: ['title', 'number', 'status', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'public_token'],
   tasks: ['title'],
   domains: ['domain', 'records'], inbox: ['messages'], outbox: ['text', 'html'],
+  sequences: ['status', 'counts'],
 };
 
-/** One record's fields and actions, with its timeline, a list's members or a quote's lines. */
+/**
+ * One record's fields and actions, with its timeline, a list's members, a quote's lines, a sequence's
+ * steps and enrollments or a contact's enrollments.
+ */
 export function RecordPage({ resource, id }) {
   const spec = RESOURCES[resource];
   const [record, setRecord] = useState(null);
@@ -144,6 +145,7 @@ export function RecordPage({ resource, id }) {
       ${resource === 'lists' && html`<${ListMembers} list=${record} />`}
       ${resource === 'quotes' && html`<${QuoteSections} quote=${record} onChange=${setRecord} />`}
       <${EmailSections} resource=${resource} record=${record} onChange=${setRecord} />
+      <${SequenceSections} resource=${resource} record=${record} onChange=${setRecord} />
     </div>
   `;
 }
