@@ -35,6 +35,8 @@ const importAnswers = (i: StoreResult['scenarios']['s18_csv_import']) => ({ unex
 const sendAnswers = (m: StoreResult['scenarios']['s20_mail_sends']) => ({ unexpected: m.smtp.duplicates + (m.messages - m.smtp.signed) });
 /** A post refused, or a reply that did not join its thread, counts as an unexpected answer. */
 const inboundAnswers = (i: StoreResult['scenarios']['s21_inbound']) => ({ unexpected: i.refused + Math.abs(i.threads - Math.ceil(i.messages / 2)) });
+/** A due step never sent counts as an unexpected answer. */
+const lagAnswers = (l: StoreResult['scenarios']['s24_scheduler_lag']) => ({ unexpected: l.unsent });
 
 export function targetsOf(r: StoreResult): Target[] {
   const s = r.scenarios;
@@ -84,6 +86,10 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '21', name: 'inbound messages parsed and threaded/s', value: s.s21_inbound.perSecond, op: '>=', target: 500, of: [inboundAnswers(s.s21_inbound)] },
     ...(r.store === 'sqlite' ? [{ id: '23', name: 'enrollments/s made when a sequence runs', value: s.s23_enrol_at_run.perSecond, op: '>=' as const, target: 5000 }] : []),
     { id: '22', name: 'inbox first page with total (computed) / GET one', value: ratio(s.s22_inbox_list.list.rps, s.s22_inbox_list.getOne.rps), op: '>=', target: 0.3, of: [s.s22_inbox_list.list, s.s22_inbox_list.getOne] },
+    // The scheduler on the API process with its workers, GET one in turn alone and beside its steps.
+    { id: '24a', name: 'sequence step due to sent p99 at 200 due/s, ms', value: s.s24_scheduler_lag.p99, op: '<=', target: 2000, of: [lagAnswers(s.s24_scheduler_lag)] },
+    { id: '24b', name: 'GET one beside the scheduler / alone, in turn', value: ratio(s.s24_scheduler_lag.getDuring.rps, s.s24_scheduler_lag.getAlone.rps), op: '>=', target: 0.8, of: [s.s24_scheduler_lag.getAlone, s.s24_scheduler_lag.getDuring] },
+    { id: '24c', name: `scheduler run, ${num(s.s24_sweep_cost.large.enrollments)} / ${num(s.s24_sweep_cost.small.enrollments)} enrollments`, value: ratio(s.s24_sweep_cost.large.ms, s.s24_sweep_cost.small.ms), op: '<=', target: 2 },
   ];
   return rows.map(({ of = [], ...t }) => {
     const unexpected = of.reduce((n, f) => n + (f?.unexpected ?? 0), 0);
@@ -103,6 +109,18 @@ function figureRow(name: string, f: Figure): string {
 
 /** A latency taken one request at a time: its median only. */
 const latencyRow = (name: string, p50: number, note: string) => `  ${pad(name, 44)}${pad('', 10)}${pad(ms(p50), 9, true)}${pad('', 9)}${pad('', 8)}  (${note})`;
+
+/** Scenario 24's lines: the lag at 200 due steps a second, GET one beside it, and a run's cost at two sizes. */
+function schedulerRows(l: StoreResult['scenarios']['s24_scheduler_lag'], c: StoreResult['scenarios']['s24_sweep_cost']): string[] {
+  const lag = (p: { p50: number; p99: number }) => `p50 ${num(p.p50)} ms, p99 ${num(p.p99)} ms`;
+  return [
+    `  24 sequence steps at ${num(l.duePerSecond)} due/s beside GET one, due to sent: ${lag(l)}, max ${num(l.max)} ms; due to queued ${lag(l.queued)} (${num(l.steps)} steps, ${num(l.unsent)} unsent)`,
+    `  24 the same with nothing beside: ${lag(l.alone)}; due to queued ${lag(l.alone.queued)}; ${l.alone.cpuMsPerStep ?? 'n/a'} ms of the API's CPU a step (${num(l.alone.steps)} steps)`,
+    figureRow('24 GET one, in turn with the scheduler', l.getAlone),
+    figureRow('24 GET one beside the scheduler\'s steps', l.getDuring),
+    `  24 a scheduler run stepping ${c.due} due enrollments: ${ms(c.small.ms)} ms at ${num(c.small.enrollments)} enrollments, ${ms(c.large.ms)} ms at ${num(c.large.enrollments)} (medians of ${c.runs} runs in turn)`,
+  ];
+}
 
 /** The figures and the targets of one store, as printed and as pasted into docs/performance.md. */
 export function table(shared: SharedBaselines, r: StoreResult, targets: Target[], n: number): string {
@@ -171,6 +189,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow(`22 GET /v1/inbox?limit=50, no-cache (${num(s.s22_inbox_list.threads)} threads)`, s.s22_inbox_list.list),
     figureRow('22 GET one, in turn with the inbox', s.s22_inbox_list.getOne),
     `  23 sequences: ${num(s.s23_enrol_at_run.enrollments)} enrollments made in ${s.s23_enrol_at_run.seconds} s when the sequence ran (${num(s.s23_enrol_at_run.perSecond)}/s)`,
+    ...schedulerRows(s.s24_scheduler_lag, s.s24_sweep_cost),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

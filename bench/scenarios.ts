@@ -153,21 +153,27 @@ async function idle(servers: Server[]): Promise<void> {
  * ratio of a scenario to its baseline does not depend on which minute each ran in. A turn starts
  * once the one before has finished its work: the servers idle and `settle` resolved (the store's
  * statements done). Requests in flight when a turn ends are still answered, and a list of a second
- * would otherwise take the next turn's first second from the server measured in it.
+ * would otherwise take the next turn's first second from the server measured in it. A run's
+ * `before` is done right before each of its turns (once the servers idle) and its `after` right
+ * after: the work a turn is measured beside (scenario 24's due steps) then falls in that turn only.
  */
-export async function measureInTurn(runs: Array<{ server: Server; spec: LoadSpec; expected?: number[] }>, expected: number[], settle?: () => Promise<void>): Promise<Figure[]> {
+export interface InTurnRun { server: Server; spec: LoadSpec; expected?: number[]; before?: () => Promise<void>; after?: () => Promise<void> }
+
+export async function measureInTurn(runs: InTurnRun[], expected: number[], settle?: () => Promise<void>): Promise<Figure[]> {
   const measured = runs.map(() => ({ warmups: [] as RoundResult[], rounds: [] as RoundResult[], cpuSeconds: 0 as number | null }));
   for (let round = 0; round < runs[0].spec.rounds; round++) {
-    for (const [i, { server, spec }] of runs.entries()) {
+    for (const [i, { server, spec, before: beforeTurn, after: afterTurn }] of runs.entries()) {
       if (round > 0 || i > 0) {
         await idle(runs.map((r) => r.server));
         await settle?.();
       }
+      await beforeTurn?.();
       const before = server.cpuSeconds();
       // Each round continues an uncached sequence where no earlier round was (the servers of one round ask the same).
       const sequenceStart = (spec.sequenceStart ?? 0) + round * 1_000_000;
       const result = await runLoad({ ...spec, sequenceStart, rounds: 1, warmupSeconds: round === 0 ? spec.warmupSeconds : Math.min(1, spec.warmupSeconds) });
       const after = server.cpuSeconds();
+      await afterTurn?.();
       const m = measured[i];
       if (result.warmup) m.warmups.push(result.warmup);
       m.rounds.push(...result.rounds);
@@ -222,8 +228,8 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
   const specFor = (server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'warmupSeconds' | 'rounds' | 'roundSeconds'> & Partial<LoadSpec>): LoadSpec =>
     ({ url: server.url, connections: options.connections, warmupSeconds: options.warmupSeconds, rounds: options.rounds, roundSeconds: options.roundSeconds, ...spec });
   const load = (server: Server, spec: Parameters<typeof specFor>[1], expected = [200]) => measure(server, specFor(server, spec), expected);
-  const inTurn = (runs: Array<{ server: Server; spec: Parameters<typeof specFor>[1]; expected?: number[] }>, expected = [200]) =>
-    measureInTurn(runs.map(({ server, spec, expected: own }) => ({ server, spec: specFor(server, spec), expected: own })), expected, settle);
+  const inTurn = (runs: Array<Omit<InTurnRun, 'spec'> & { spec: Parameters<typeof specFor>[1] }>, expected = [200]) =>
+    measureInTurn(runs.map(({ server, spec, ...hooks }) => ({ server, spec: specFor(server, spec), ...hooks })), expected, settle);
 
   try {
     const seedStarted = performance.now();
@@ -489,7 +495,9 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const mail = await mailScenarios({
       kind, storeUrl: store.url, database, options, workDir: ctx.workDir, log, start, stop, inTurn, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
     });
-    const sequenced = await sequenceScenarios({ database, options, log: (m) => log(`${kind}: ${m}`), start, stop, env: serviceEnv(store.url, RAISED_LIMITS) });
+    const sequenced = await sequenceScenarios({
+      kind, database, options, log: (m) => log(`${kind}: ${m}`), start, stop, inTurn, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
+    });
 
     return {
       store: kind,

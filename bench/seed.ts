@@ -29,9 +29,9 @@ export interface SeededOrg {
   scoreFieldId?: string;
 }
 
-const ROWS_PER_TRANSACTION = 25_000;
+export const ROWS_PER_TRANSACTION = 25_000;
 // Parameters per statement stay under SQLite's 32,766 and PostgreSQL's 65,535.
-const rowsPerStatement = (database: Database) => (database.dialect === 'sqlite' ? 1000 : 2500);
+export const rowsPerStatement = (database: Database) => (database.dialect === 'sqlite' ? 1000 : 2500);
 // Contact i of an organization was created i milliseconds after this instant, so ids (time-ordered)
 // follow i and the newest contacts are the last seeded.
 /** When the seeded records were created: record i at EPOCH_MS + i milliseconds. */
