@@ -63,6 +63,7 @@ export interface CampaignsTable {
   created_at: number;
   updated_at: number;
   mailbox_ids: unknown;
+  sequence_id: string | null;
 }
 
 export interface ChecklistPipelinesTable {
@@ -747,6 +748,7 @@ export interface SequencesTable {
   completed_at: number | null;
   created_at: number;
   updated_at: number;
+  campaign_id: string | null;
 }
 
 export interface SettingsTable {

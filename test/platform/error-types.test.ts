@@ -125,7 +125,8 @@ describe('errors of the budget: insufficient_credits, rate_limited', () => {
       const p = await tenant(poor, { sandbox: false });
       const list = (await p.live.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data.id as string;
       expect((await p.live.post('/v1/contacts', { list_id: list, name: 'Ada' })).statusCode).toBe(201);
-      const campaign = (await p.live.post('/v1/campaigns', { name: 'Launch', list_id: list, steps: [{ channel: 'email', subject: 'Hi' }] })).json().data.id as string;
+      const mailbox = (await p.live.post('/v1/mailboxes', { email: 'ada@sender.example' })).json().data.id as string;
+      const campaign = (await p.live.post('/v1/campaigns', { name: 'Launch', list_id: list, mailbox_ids: [mailbox], steps: [{ channel: 'email', subject: 'Hi' }] })).json().data.id as string;
       const res = await p.live.post(`/v1/campaigns/${campaign}/launch`, { force: true });
       expect(bodyOf(res, 402)).toEqual({ type: 'insufficient_credits', detail: expect.stringMatching(/^Not enough credits: /) });
     } finally {

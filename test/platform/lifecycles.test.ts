@@ -12,6 +12,7 @@ import { eventSuffix } from '../../src/platform/resource/lifecycle.ts';
 import { runWrite, type WriteContext } from '../../src/platform/write.ts';
 import { resources } from '../../src/resources/registry.ts';
 import { acceptQuote, declineQuote, expireQuote, viewQuote } from '../../src/resources/quotes/transitions.ts';
+import { campaigns } from '../../src/resources/campaigns/campaigns.resource.ts';
 import { inbox } from '../../src/resources/inbox/inbox.resource.ts';
 import { enrollments } from '../../src/resources/sequences/enrollments.resource.ts';
 import { sequences } from '../../src/resources/sequences/sequences.resource.ts';
@@ -19,6 +20,7 @@ import { runAction } from '../../src/platform/resource/lifecycle.ts';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 import { emailConnection, inboundUrl, rawMail, receive } from '../helpers/inbox.ts';
 import { ok, type Json } from '../helpers/records.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const env = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' };
 let app: FastifyInstance;
@@ -65,7 +67,9 @@ const setStored = (table: 'campaigns' | 'quotes' | 'sequences' | 'sequence_enrol
 async function campaign(c: Client): Promise<Json> {
   const list = await ok(c.post('/v1/lists', { name: 'Audience', type: 'contacts' }), 201);
   await ok(c.post('/v1/contacts', { list_id: list.id, work_email: `p${Math.random().toString(36).slice(2)}@audience.example` }), 201);
-  return ok(c.post('/v1/campaigns', { name: 'Walked', list_id: list.id, steps: [{ channel: 'email', subject: 'Hi', body: 'Hello' }] }), 201);
+  const mailbox = await ok(c.post('/v1/mailboxes', { email: `m${Math.random().toString(36).slice(2)}@sender.example` }), 201);
+  // Due a day after the launch: the walk sends nothing.
+  return ok(c.post('/v1/campaigns', { name: 'Walked', list_id: list.id, mailbox_ids: [mailbox.id], steps: [{ channel: 'email', delay_days: 1, subject: 'Hi', body: 'Hello' }] }), 201);
 }
 
 /** A drafted sequence that can run (a step, a mailbox), and a contact of its list. */
@@ -100,15 +104,18 @@ const SETUPS: Record<string, Setup> = {
     async reach(t, state) {
       const { id } = await campaign(t.live);
       if (state === 'draft') return { id };
-      // Past its preflight (campaign-preflight.test.ts): the walked campaign has no mailbox.
-      await ok(t.live.post(`/v1/campaigns/${id}/launch`, { force: true }));
+      // Past its preflight (campaign-preflight.test.ts): the walked campaign's mailbox is on no verified domain.
+      const { sequence_id } = await ok(t.live.post(`/v1/campaigns/${id}/launch`, { force: true }));
+      // Its sequence is live once its scheduling job is done: a pause before then is 409 (campaigns.test.ts).
+      await waitFor(async () => (await ok(t.live.get(`/v1/sequences/${sequence_id}`))).status, (s) => s === 'live');
       if (state === 'paused') await ok(t.live.post(`/v1/campaigns/${id}/pause`));
-      // No action completes a campaign yet: the state is set as a later one would.
+      // Completed as its sequence's completion leaves it (campaign-sends.test.ts walks that).
       if (state === 'completed') await setStored('campaigns', id, { status: 'completed' });
       return { id };
     },
     take: {
       launch: { run: async (t, rec) => answered(t.live.post(`/v1/campaigns/${rec.id}/launch`, { force: true })) },
+      complete: { run: async (t, rec) => asJob(t, (w) => runAction(campaigns, w, rec.id, 'complete')) },
     },
   },
   sequences: {

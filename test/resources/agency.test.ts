@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agency, as, ids, linkedClient, MISMATCH, NOT_LINKED, refused } from '../helpers/agency.ts';
 import { tenant, testApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {
@@ -158,12 +159,15 @@ describe('acting for a client with X-Org-Id', () => {
       expect(made.statusCode, made.body).toBe(201);
     }
     const steps = [{ channel: 'email', delay_days: 0, subject: 'Hello', body: 'Hi' }];
-    const campaign = (await asClient.post('/v1/campaigns', { name: 'Agency launch', list_id: list, steps })).json().data.id;
+    const mailbox = (await asClient.post('/v1/mailboxes', { email: 'ada@ledger.example' })).json().data.id;
+    const campaign = (await asClient.post('/v1/campaigns', { name: 'Agency launch', list_id: list, mailbox_ids: [mailbox], steps })).json().data.id;
     const launched = await asClient.post(`/v1/campaigns/${campaign}/launch`, { force: true });
     expect(launched.statusCode, launched.body).toBe(200);
 
-    const [debit] = (await asClient.get('/v1/usage/transactions?type=debit')).json().data;
-    expect(debit).toMatchObject({ amount: 3, resource_id: campaign, actor: { api_key_id: a.testKey.api_key_id, org_id: a.org_id } });
+    // The three messages are paid for by the scheduler's run that queues them (test mode sends at
+    // once), charged to the key that launched the campaign.
+    const [debit] = await waitFor(async () => (await asClient.get('/v1/usage/transactions?type=debit')).json().data, (d) => d.length === 1);
+    expect(debit).toMatchObject({ amount: 3, resource_id: campaign, operation: 'campaign.send', actor: { api_key_id: a.testKey.api_key_id, org_id: a.org_id } });
     const grantRow = (await asClient.get('/v1/usage/transactions?type=grant')).json().data[0];
     expect(grantRow.actor).toBeNull();
     const usage = (await a.agencyTest.get('/v1/agency/usage')).json().data;

@@ -63,7 +63,7 @@ describe('the launch preflight', () => {
     expect(result.ready).toBe(true);
     expect(result.checks.find((x) => x.name === 'audience')!.detail).toBe('3 contacts: 0 contacts suppressed, 0 without an e-mail address; 3 to send to');
     expect(result.checks.find((x) => x.name === 'domains')!.detail).toBe('example.com is verified: SPF, DKIM and DMARC found');
-    expect(result.checks.find((x) => x.name === 'credits')!.detail).toMatch(/^The launch costs 3 credits \(one per contact enrolled; sends are not billed per message\); the balance is \d+$/);
+    expect(result.checks.find((x) => x.name === 'credits')!.detail).toMatch(/^The campaign may send 3 messages, one credit each, debited as they are sent; the balance is \d+$/);
     expect(result.checks.find((x) => x.name === 'schedule')!.detail).toMatch(/^Sends mon, tue, wed, thu, fri, 09:00–17:00 Europe\/London; the window next opens at \d{4}-\d\d-\d\d \d\d:\d\d \(Europe\/London\)$/);
     // Reading it changes nothing.
     expect((await ok(t.test.get(`/v1/campaigns/${campaign.id}`))).status).toBe('draft');
@@ -111,9 +111,9 @@ describe('the launch preflight', () => {
     await ok(t.test.post(`/v1/lists/${blocked.id}/entries`, { values: [domain] }), 201);
     const warned = await check(t.test, campaign.id, 'audience');
     expect(warned).toEqual({ name: 'audience', status: 'warn', detail: '6 contacts: 2 contacts suppressed, 1 without an e-mail address; 3 to send to' });
-    // The launch enrolls neither suppressed contact, and pays for those it enrolls.
+    // The launch enrolls neither suppressed contact, and needs the credits of the messages to those it enrolls.
     const credits = await check(t.test, campaign.id, 'credits');
-    expect(credits.detail).toMatch(/^The launch costs 4 credits/);
+    expect(credits.detail).toMatch(/^The campaign may send 4 messages/);
     const launched = await ok(t.test.post(`/v1/campaigns/${campaign.id}/launch`));
     expect(launched.audience_count).toBe(4);
 
@@ -237,9 +237,9 @@ describe('the launch preflight', () => {
     const { campaign } = await readyCampaign(c);
     const credits = await check(c, campaign.id, 'credits');
     expect(credits).toMatchObject({ status: 'fail' });
-    expect(credits.detail).toMatch(/^The launch costs 3 credits \(one per contact enrolled; sends are not billed per message\) and the balance is \d+$/);
+    expect(credits.detail).toMatch(/^The campaign may send 3 messages, one credit each, debited as they are sent, and the balance is \d+$/);
     await fails(c.post(`/v1/campaigns/${campaign.id}/launch`), 409, 'The launch preflight failed: credits. Fix it, or launch with {"force": true}', { checks: [credits] });
-    // Forced, the debit itself refuses what the balance cannot pay.
+    // Forced, the launch itself refuses what the balance cannot pay.
     expect((await c.post(`/v1/campaigns/${campaign.id}/launch`, { force: true })).statusCode).toBe(402);
   });
 
@@ -260,6 +260,11 @@ describe('the launch preflight', () => {
     expect(await launches()).toBe(launchedBefore);
 
     expect((await t.test.post(`/v1/campaigns/${campaign.id}/launch`, { force: false })).statusCode).toBe(409);
+    // Forced, what cannot be sent at all is still refused: e-mail with no mailbox, a step that cannot be rendered.
+    await fails(t.test.post(`/v1/campaigns/${campaign.id}/launch`, { force: true }), 400, 'Campaign has e-mail steps and no mailbox to send them from: set mailbox_ids before launching');
+    await ok(t.test.patch(`/v1/campaigns/${campaign.id}`, { mailbox_ids: [(await mailbox(t.test)).id] }));
+    await fails(t.test.post(`/v1/campaigns/${campaign.id}/launch`, { force: true }), 400, 'Campaign steps cannot be sent: Step 1 body: {{ nickname }} is not a contact field');
+    await ok(t.test.patch(`/v1/campaigns/${campaign.id}`, { steps: [{ channel: 'email', subject: 'Hi {{ first_name }}', body: 'No link {{ title }}' }] }));
     const forced = await ok(t.test.post(`/v1/campaigns/${campaign.id}/launch`, { force: true }));
     expect(forced).toMatchObject({ status: 'active', audience_count: 3 });
     expect((await t.test.post(`/v1/campaigns/${MISSING}/launch`, { force: 'yes' })).statusCode).toBe(422);

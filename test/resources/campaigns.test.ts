@@ -1,9 +1,11 @@
 // Campaigns through HTTP: validation, editing rules, the launch (forced past its preflight, tested in
-// campaign-preflight.test.ts; enrollment without suppressed contacts, its event and ledger debit,
-// refusal for lack of credits, concurrent launches), pause and resume, filters and paging.
+// campaign-preflight.test.ts; enrollment without suppressed contacts in the campaign's sequence, its
+// event, refusal for lack of credits, concurrent launches), pause and resume, filters and paging.
+// What the campaign's sequence then sends, and pays for, is in campaign-sends.test.ts.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const env = { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' };
 let app: FastifyInstance;
@@ -33,19 +35,38 @@ async function createCampaign(c: Client, body: Record<string, unknown>) {
 }
 
 /**
- * The launch past its preflight (campaign-preflight.test.ts): these campaigns have no mailbox, and the
- * tests are about the launch's own work, whose refusals (no list, no steps, no credits) hold forced too.
+ * The launch past its preflight (campaign-preflight.test.ts): these campaigns' mailboxes are on no
+ * verified domain, and the tests are about the launch's own work, whose refusals (no list, no steps,
+ * no mailbox, no credits) hold forced too.
  */
 const FORCED = { force: true };
 
-/** A campaign is launched with at least one step. */
-const STEPS = [{ channel: 'email', subject: 'Hello', body: 'Hi' }];
+/** A campaign is launched with at least one step; a day after the launch, so these tests send nothing. */
+const STEPS = [{ channel: 'email', delay_days: 1, subject: 'Hello', body: 'Hi' }];
+
+const mailboxes = new Map<Client, string>();
+/** The tenant's mailbox the campaigns send from. */
+async function mailboxOf(c: Client): Promise<string> {
+  if (!mailboxes.has(c)) {
+    const res = await c.post('/v1/mailboxes', { email: `sender${mailboxes.size}@audience.example` });
+    expect(res.statusCode, res.body).toBe(201);
+    mailboxes.set(c, res.json().data.id);
+  }
+  return mailboxes.get(c)!;
+}
 
 /** A list of `n` plain contacts and a draft campaign aimed at it. */
 async function draftWithAudience(c: Client, n: number, steps: unknown[] = STEPS) {
   const listId = await createList(c);
   for (let i = 0; i < n; i++) await createContact(c, listId, { work_email: `person${i}@audience.example` });
-  return { listId, campaign: await createCampaign(c, { name: 'Launchable', list_id: listId, steps }) };
+  return { listId, campaign: await createCampaign(c, { name: 'Launchable', list_id: listId, steps, mailbox_ids: [await mailboxOf(c)] }) };
+}
+
+/** Waits until the launched campaign's sequence is `live` (the launch leaves it `scheduling`, for its job). */
+async function sequenceLive(c: Client, campaignId: string) {
+  const { sequence_id } = (await c.get(`/v1/campaigns/${campaignId}`)).json().data;
+  await waitFor(async () => (await c.get(`/v1/sequences/${sequence_id}`)).json().data.status, (s) => s === 'live');
+  return sequence_id as string;
 }
 
 const eventsOf = async (c: Client, type: string) => (await c.get(`/v1/events?type=${type}`)).json().data;
@@ -189,10 +210,10 @@ describe('campaigns', () => {
     const { listId, campaign } = await draftWithAudience(t.live, 1, []);
     const other = await createList(t.live);
 
-    const res = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Renamed', channels: ['email'], steps: [{ channel: 'email', subject: 'S' }], list_id: other });
+    const res = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Renamed', channels: ['email'], steps: [{ channel: 'email', delay_days: 1, subject: 'S' }], list_id: other });
     expect(res.statusCode).toBe(200);
     const updated = res.json().data;
-    expect(updated).toMatchObject({ name: 'Renamed', channels: ['email'], list_id: other, steps: [{ channel: 'email', delay_days: 0, subject: 'S', body: null }], status: 'draft' });
+    expect(updated).toMatchObject({ name: 'Renamed', channels: ['email'], list_id: other, steps: [{ channel: 'email', delay_days: 1, subject: 'S', body: null }], status: 'draft' });
     expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data).toEqual(updated);
     const [event] = await eventsOf(t.live, 'campaign.updated');
     expect(event.data.object).toEqual(updated);
@@ -214,10 +235,17 @@ describe('campaigns', () => {
     expect(active.statusCode).toBe(409);
     expect(active.json()).toEqual({ type: 'conflict', detail: 'Only draft or paused campaigns can be edited' });
 
+    await sequenceLive(t.live, campaign.id);
     expect((await t.live.post(`/v1/campaigns/${campaign.id}/pause`)).statusCode).toBe(200);
-    const paused = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Paused edit', steps: [{ channel: 'email', body: 'v2' }] });
+    const paused = await t.live.patch(`/v1/campaigns/${campaign.id}`, { name: 'Paused edit' });
     expect(paused.statusCode).toBe(200);
     expect(paused.json().data).toMatchObject({ name: 'Paused edit', status: 'paused', audience_count: 1 });
+    // What is sent is the sequence's from the launch on: its steps, schedule and mailboxes are edited there.
+    for (const field of [{ steps: [{ channel: 'email', body: 'v2' }] }, { schedule: { timezone: 'Asia/Tokyo' } }, { mailbox_ids: [] }]) {
+      const sent = await t.live.patch(`/v1/campaigns/${campaign.id}`, field);
+      expect(sent.statusCode, JSON.stringify(field)).toBe(409);
+      expect(sent.json().detail).toBe(`The campaign sends through its sequence: change ${Object.keys(field)[0]} there (/v1/sequences/${paused.json().data.sequence_id})`);
+    }
     const audience = await t.live.patch(`/v1/campaigns/${campaign.id}`, { list_id: other });
     expect(audience.statusCode).toBe(409);
     expect(audience.json().detail).toMatch(/audience/);
@@ -244,33 +272,46 @@ describe('campaigns', () => {
     await createContact(t.live, listId, { personal_email: 'exact@keep.example' }); // personal address suppressed
     await createContact(t.live, elsewhere, { work_email: 'e@keep.example' }); // another list
 
-    const campaign = await createCampaign(t.live, { name: 'Launch me', list_id: listId, channels: ['email'], steps: [{ channel: 'email' }] });
+    const campaign = await createCampaign(t.live, {
+      name: 'Launch me', list_id: listId, channels: ['email', 'linkedin'], mailbox_ids: [await mailboxOf(t.live)],
+      schedule: { timezone: 'Europe/Paris', days: ['tue'], start_hour: 10, end_hour: 12 },
+      steps: [{ channel: 'email', delay_days: 1, subject: 'Hi {{first_name}}', body: 'Hello' }, { channel: 'linkedin', delay_days: 2, body: 'Connect' }],
+    });
     const res = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     expect(res.statusCode, res.body).toBe(200);
     const launched = res.json().data;
-    expect(launched).toMatchObject({ id: campaign.id, status: 'active', audience_count: kept.length, list_id: listId });
+    expect(launched).toMatchObject({ id: campaign.id, status: 'active', audience_count: kept.length, list_id: listId, sequence_id: expect.stringMatching(/^seq_/) });
     expect(Math.abs(launched.launched_at - Date.now() / 1000)).toBeLessThan(60);
     expect(launched.updated_at).toBe(launched.launched_at);
     expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data).toEqual(launched);
 
     const [event] = await eventsOf(t.live, 'campaign.launched');
     expect(event.data.object).toEqual(launched);
-    expect(event.previous_attributes).toEqual({ status: 'draft', launched_at: null, audience_count: 0 });
+    expect(event.previous_attributes).toEqual({ status: 'draft', launched_at: null, audience_count: 0, sequence_id: null });
+    // Nothing is paid at the launch: each message is, when it is sent.
+    expect(await debits(t.live)).toEqual([]);
+    expect(await balance(t.live)).toBe(1000);
 
-    const [debit] = await debits(t.live);
-    expect(debit).toMatchObject({ type: 'debit', amount: kept.length, balance_after: 1000 - kept.length, operation: 'campaign.launch', resource_id: campaign.id });
-    expect(debit.description).toContain('Launch me');
-    expect(await balance(t.live)).toBe(1000 - kept.length);
-
-    // The enrollment is recorded: exactly the kept contacts.
-    const enrolled = await app.services.database.db.selectFrom('campaign_enrollments').select('contact_id')
-      .where('campaign_id', '=', campaign.id).execute();
-    expect(enrolled.map((e) => e.contact_id).sort()).toEqual([...kept].sort());
+    // Its sequence has the campaign's steps, schedule and mailboxes, and exactly the kept contacts.
+    const sequenceId = await sequenceLive(t.live, campaign.id);
+    const sequence = (await t.live.get(`/v1/sequences/${sequenceId}`)).json().data;
+    expect(sequence).toMatchObject({
+      name: 'Launch me', campaign_id: campaign.id, mailbox_ids: campaign.mailbox_ids, associated_list_id: null,
+      schedule: { timezone: 'Europe/Paris', days: ['tue'], start_hour: 10, end_hour: 12 }, counts: { enrolled: kept.length, active: kept.length },
+    });
+    const steps = (await t.live.get(`/v1/sequences/${sequenceId}/steps`)).json().data;
+    expect(steps.map((st: Record<string, unknown>) => [st.step_order, st.step_type, st.time_interval, st.subject, st.body])).toEqual([
+      [1, 'EMAIL', 86_400, 'Hi {{first_name}}', 'Hello'], [2, 'LINKEDIN', 172_800, null, 'Connect'],
+    ]);
+    const enrolled = (await t.live.get(`/v1/sequences/${sequenceId}/enrollments?limit=100`)).json().data;
+    expect(enrolled.map((e: { contact_id: string }) => e.contact_id).sort()).toEqual([...kept].sort());
+    // The sequence's campaign is its launch's to set.
+    expect((await t.live.post('/v1/sequences', { name: 'Mine', campaign_id: campaign.id })).statusCode).toBe(422);
 
     const again = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual({ type: 'conflict', detail: 'A campaign that is active cannot be launched' });
-    expect(await debits(t.live)).toHaveLength(1);
+    expect((await t.live.get('/v1/sequences')).json().pagination.total).toBe(1);
   });
 
   it('launches an empty audience without a debit, and refuses a campaign without a list', async () => {
@@ -280,8 +321,12 @@ describe('campaigns', () => {
     expect(refused.statusCode).toBe(400);
     expect(refused.json().detail).toMatch(/no audience.*list_id/i);
     expect((await t.live.get(`/v1/campaigns/${noList.id}`)).json().data.status).toBe('draft');
+    const noMailbox = await createCampaign(t.live, { name: 'Mute', list_id: await createList(t.live), steps: STEPS });
+    const mute = await t.live.post(`/v1/campaigns/${noMailbox.id}/launch`, FORCED);
+    expect(mute.statusCode).toBe(400);
+    expect(mute.json().detail).toBe('Campaign has e-mail steps and no mailbox to send them from: set mailbox_ids before launching');
 
-    const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live), steps: STEPS });
+    const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live), steps: STEPS, mailbox_ids: [await mailboxOf(t.live)] });
     const res = await t.live.post(`/v1/campaigns/${empty.id}/launch`, FORCED);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ status: 'active', audience_count: 0 });
@@ -302,7 +347,7 @@ describe('campaigns', () => {
       const { listId, campaign } = await draftWithAudience(t.live, 3);
       const res = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
       expect(res.statusCode).toBe(402);
-      expect(res.json().detail).toMatch(/Not enough credits.*needs 3.*balance is 2/);
+      expect(res.json().detail).toBe('Not enough credits: the launch needs 3 (one per message it may send) and the balance is 2');
 
       expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data).toEqual(campaign);
       expect(await eventsOf(t.live, 'campaign.launched')).toEqual([]);
@@ -310,6 +355,7 @@ describe('campaigns', () => {
       expect(await balance(t.live)).toBe(2);
       const enrolled = await poor.services.database.db.selectFrom('campaign_enrollments').select('contact_id').where('campaign_id', '=', campaign.id).execute();
       expect(enrolled).toEqual([]);
+      expect((await t.live.get('/v1/sequences')).json().pagination.total).toBe(0);
 
       // With the audience down to what the balance covers, the launch goes through.
       const [first] = (await t.live.get(`/v1/contacts?list_id=${listId}&limit=1`)).json().data;
@@ -317,7 +363,7 @@ describe('campaigns', () => {
       const ok = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
       expect(ok.statusCode).toBe(200);
       expect(ok.json().data.audience_count).toBe(2);
-      expect(await balance(t.live)).toBe(0);
+      expect(await balance(t.live)).toBe(2);
     } finally {
       await poor.close();
     }
@@ -330,9 +376,8 @@ describe('campaigns', () => {
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409]);
     for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json()).toEqual({ type: 'conflict', detail: 'A campaign that is active cannot be launched' });
-    expect(await debits(t.live)).toHaveLength(1);
     expect(await eventsOf(t.live, 'campaign.launched')).toHaveLength(1);
-    expect(await balance(t.live)).toBe(996);
+    expect((await t.live.get('/v1/sequences')).json().pagination.total).toBe(1);
     expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data.audience_count).toBe(4);
   });
 
@@ -350,9 +395,13 @@ describe('campaigns', () => {
     const resumeActive = await t.live.post(`/v1/campaigns/${campaign.id}/resume`);
     expect(resumeActive.statusCode).toBe(409);
 
+    // The campaign's sequence pauses and resumes with it.
+    const sequenceId = await sequenceLive(t.live, campaign.id);
+    const sequenceStatus = async () => (await t.live.get(`/v1/sequences/${sequenceId}`)).json().data.status;
     const paused = await t.live.post(`/v1/campaigns/${campaign.id}/pause`);
     expect(paused.statusCode).toBe(200);
     expect(paused.json().data).toMatchObject({ status: 'paused', audience_count: 1 });
+    await waitFor(sequenceStatus, (s) => s === 'paused');
     expect((await t.live.post(`/v1/campaigns/${campaign.id}/pause`)).statusCode).toBe(409);
     const launchPaused = await t.live.post(`/v1/campaigns/${campaign.id}/launch`, FORCED);
     expect(launchPaused.statusCode).toBe(409);
@@ -362,6 +411,7 @@ describe('campaigns', () => {
     expect(resumed.statusCode).toBe(200);
     expect(resumed.json().data).toMatchObject({ status: 'active', audience_count: 1 });
     expect((await t.live.get(`/v1/campaigns/${campaign.id}`)).json().data.status).toBe('active');
+    await waitFor(sequenceStatus, (s) => s === 'live');
 
     const [pausedEvent] = await eventsOf(t.live, 'campaign.paused');
     expect(pausedEvent.data.object.status).toBe('paused');
@@ -369,7 +419,6 @@ describe('campaigns', () => {
     const [resumedEvent] = await eventsOf(t.live, 'campaign.resumed');
     expect(resumedEvent.data.object).toEqual(resumed.json().data);
     expect(resumedEvent.previous_attributes).toEqual({ status: 'paused' });
-    expect(await debits(t.live)).toHaveLength(1);
   });
 
   it('deletes a campaign in any state with its enrollments', async () => {
@@ -379,8 +428,10 @@ describe('campaigns', () => {
     await t.live.post(`/v1/campaigns/${active.id}/launch`, FORCED);
     const { campaign: paused } = await draftWithAudience(t.live, 1);
     await t.live.post(`/v1/campaigns/${paused.id}/launch`, FORCED);
-    await t.live.post(`/v1/campaigns/${paused.id}/pause`);
+    await sequenceLive(t.live, paused.id);
+    expect((await t.live.post(`/v1/campaigns/${paused.id}/pause`)).statusCode).toBe(200);
     expect((await t.live.get('/v1/campaigns')).json().pagination.total).toBe(3);
+    expect((await t.live.get('/v1/sequences')).json().pagination.total).toBe(2);
 
     for (const c of [draft, active, paused]) {
       const res = await t.live.delete(`/v1/campaigns/${c.id}`);
@@ -392,6 +443,8 @@ describe('campaigns', () => {
     }
     const left = await app.services.database.db.selectFrom('campaign_enrollments').select('contact_id').where('campaign_id', 'in', [active.id, paused.id]).execute();
     expect(left).toEqual([]);
+    // Their sequences go with them, whatever their state: nothing more is sent.
+    expect((await t.live.get('/v1/sequences')).json().pagination.total).toBe(0);
     const deleted = await eventsOf(t.live, 'campaign.deleted');
     expect(deleted.map((e: { data: { object: { id: string } } }) => e.data.object.id).sort()).toEqual([draft.id, active.id, paused.id].sort());
     expect((await t.live.get('/v1/campaigns')).json().pagination.total).toBe(0);

@@ -1,5 +1,6 @@
-// The credit ledger through HTTP: the starting grant, debits of campaign launches, this month's
-// summary, filters and paging, and grants added with the CLI.
+// The credit ledger through HTTP: the starting grant, debits of the messages campaigns send, this
+// month's summary, filters and paging, and grants added with the CLI. The campaigns send in test mode
+// (the local driver, at once); their credits are debited by the run of the scheduler that queues them.
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, isPostgres, tenant, testApp, type Client } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const env = { RATE_LIMIT_PER_SECOND: '10000', RATE_LIMIT_PER_MINUTE: '100000' };
 let app: FastifyInstance;
@@ -18,19 +20,32 @@ afterAll(() => app.close());
 
 interface Txn { id: string; type: string; amount: number; balance_after: number; operation: string; resource_id: string | null; description: string | null; created_at: number }
 
-/** Launches `n` campaigns, each enrolling `size` contacts; returns their ids in launch order. */
+const debitsOf = async (c: Client) => (await c.get('/v1/usage/transactions?type=debit')).json().pagination.total as number;
+
+/**
+ * Launches `n` campaigns of one e-mail step, each to `size` contacts, and waits for each one's
+ * messages to be sent (one debit each) before the next; returns their ids in launch order.
+ */
 async function launchCampaigns(c: Client, n: number, size = 1): Promise<string[]> {
   const list = (await c.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data.id;
   for (let i = 0; i < size; i++) await c.post('/v1/contacts', { list_id: list, work_email: `p${i}@usage.example` });
+  const mailbox = (await c.post('/v1/mailboxes', { email: 'sender@usage.example' })).json().data.id;
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = (await c.post('/v1/campaigns', { name: `Campaign ${i}`, list_id: list, steps: [{ channel: 'email', body: 'Hi' }] })).json().data.id;
+    const id = (await c.post('/v1/campaigns', { name: `Campaign ${i}`, list_id: list, mailbox_ids: [mailbox], steps: [{ channel: 'email', subject: 'Hello', body: 'Hi' }] })).json().data.id;
     const res = await c.post(`/v1/campaigns/${id}/launch`, { force: true });
     expect(res.statusCode, res.body).toBe(200);
+    await waitFor(() => debitsOf(c), (n) => n === i + 1);
     ids.push(id);
   }
   return ids;
 }
+
+/** A fresh organization's test mode, without the sandbox data: its ledger holds the starting grant only. */
+const ledgerOf = async () => {
+  const t = await tenant(app, { sandbox: false });
+  return { c: t.test, other: t.live };
+};
 
 function monthNow() {
   const now = new Date();
@@ -61,31 +76,31 @@ describe('usage', () => {
   });
 
   it('lists debits newest first with a running balance, and sums this month', async () => {
-    const t = await tenant(app);
-    const campaigns = await launchCampaigns(t.live, 3, 2);
-    const body = (await t.live.get('/v1/usage/transactions')).json();
+    const { c, other: live } = await ledgerOf();
+    const campaigns = await launchCampaigns(c, 3, 2);
+    const body = (await c.get('/v1/usage/transactions')).json();
     const txns = body.data as Txn[];
     expect(body.pagination.total).toBe(4);
     expect(txns.map((x) => x.type)).toEqual(['debit', 'debit', 'debit', 'grant']);
     expect(txns.map((x) => x.resource_id)).toEqual([...[...campaigns].reverse(), null]);
     expect(txns.map((x) => x.balance_after)).toEqual([994, 996, 998, 1000]);
-    for (const d of txns.slice(0, 3)) expect(d).toMatchObject({ amount: 2, operation: 'campaign.launch' });
+    for (const [i, d] of txns.slice(0, 3).entries()) expect(d).toMatchObject({ amount: 2, operation: 'campaign.send', description: `Campaign "Campaign ${2 - i}": 2 messages sent` });
 
-    const usage = (await t.live.get('/v1/usage')).json().data;
+    const usage = (await c.get('/v1/usage')).json().data;
     expect(usage).toMatchObject({ balance: 994, granted: 1000, debited: 6, refunded: 0, transactions: 4 });
 
     // The other mode and other organizations keep their own ledgers.
-    const testLedger = (await t.test.get('/v1/usage/transactions?limit=200')).json().data as Txn[];
-    expect(testLedger.filter((x) => campaigns.includes(x.resource_id ?? ''))).toEqual([]);
+    const liveLedger = (await live.get('/v1/usage/transactions?limit=200')).json().data as Txn[];
+    expect(liveLedger.filter((x) => campaigns.includes(x.resource_id ?? ''))).toEqual([]);
     const other = await tenant(app);
     expect((await other.live.get('/v1/usage')).json().data).toMatchObject({ balance: 1000, debited: 0, transactions: 1 });
   });
 
   it('filters by type with exact totals', async () => {
-    const t = await tenant(app);
-    await launchCampaigns(t.live, 2);
+    const { c } = await ledgerOf();
+    await launchCampaigns(c, 2);
     const of = async (type: string) => {
-      const body = (await t.live.get(`/v1/usage/transactions?type=${type}`)).json();
+      const body = (await c.get(`/v1/usage/transactions?type=${type}`)).json();
       expect(body.pagination.total, type).toBe(body.data.length);
       expect(body.data.every((x: Txn) => x.type === type), type).toBe(true);
       return body.data.length;
@@ -93,24 +108,24 @@ describe('usage', () => {
     expect(await of('debit')).toBe(2);
     expect(await of('grant')).toBe(1);
     expect(await of('refund')).toBe(0);
-    const bad = await t.live.get('/v1/usage/transactions?type=charge');
+    const bad = await c.get('/v1/usage/transactions?type=charge');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().detail).toMatch(/type/);
-    const unknown = await t.live.get('/v1/usage/transactions?kind=debit');
+    const unknown = await c.get('/v1/usage/transactions?kind=debit');
     expect(unknown.statusCode).toBe(422);
   });
 
   it('pages through the ledger by cursor and by page number', async () => {
-    const t = await tenant(app);
-    await launchCampaigns(t.live, 4);
-    const all = ((await t.live.get('/v1/usage/transactions?limit=200')).json().data as Txn[]).map((x) => x.id);
+    const { c } = await ledgerOf();
+    await launchCampaigns(c, 4);
+    const all = ((await c.get('/v1/usage/transactions?limit=200')).json().data as Txn[]).map((x) => x.id);
     expect(all).toHaveLength(5);
     expect([...all].sort().reverse()).toEqual(all);
 
     const walked: string[] = [];
     let url = '/v1/usage/transactions?limit=2';
     for (let pages = 0; ; pages++) {
-      const body = (await t.live.get(url)).json();
+      const body = (await c.get(url)).json();
       expect(body.pagination.total).toBe(5);
       walked.push(...body.data.map((x: Txn) => x.id));
       if (!body.pagination.has_next) {
@@ -123,15 +138,15 @@ describe('usage', () => {
 
     const byPage: string[] = [];
     for (const page of [1, 2]) {
-      const body = (await t.live.get(`/v1/usage/transactions?type=debit&limit=3&page=${page}`)).json();
+      const body = (await c.get(`/v1/usage/transactions?type=debit&limit=3&page=${page}`)).json();
       expect(body.pagination).toMatchObject({ page, total: 4, has_next: page === 1 });
       byPage.push(...body.data.map((x: Txn) => x.id));
     }
     expect(byPage).toEqual(all.slice(0, 4));
 
     const other = await tenant(app);
-    const first = (await t.live.get('/v1/usage/transactions?limit=2')).json();
-    const foreign = await other.live.get(`/v1/usage/transactions?limit=2&cursor=${encodeURIComponent(first.next_cursor)}`);
+    const first = (await c.get('/v1/usage/transactions?limit=2')).json();
+    const foreign = await other.test.get(`/v1/usage/transactions?limit=2&cursor=${encodeURIComponent(first.next_cursor)}`);
     expect(foreign.statusCode).toBe(400);
     expect(foreign.json().type).toBe('bad_request');
   });

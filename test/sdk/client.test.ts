@@ -10,6 +10,7 @@ import {
 } from '../../sdk/src/index.ts';
 import { newOrg, testApp } from '../helpers/app.ts';
 import { receiver } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const UNLIMITED = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '1000000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' };
 
@@ -141,11 +142,18 @@ describe('every group', () => {
     expect((await sdk.quotes.duplicate(quote.id)).data.status).toBe('draft');
     expect((await sdk.quotes.list()).data).toHaveLength(2);
 
-    const campaign = (await sdk.campaigns.create({ name: 'Launch week', list_id: list.id, steps: [{ channel: 'email', subject: 'Hello', body: 'Hi' }] })).data;
+    const mailbox = (await sdk.mailboxes.create({ email: 'ada@sender.example' })).data;
+    const steps = [{ channel: 'email' as const, delay_days: 1, subject: 'Hello', body: 'Hi' }];
+    const campaign = (await sdk.campaigns.create({ name: 'Launch week', list_id: list.id, mailbox_ids: [mailbox.id], steps })).data;
     await sdk.campaigns.update(campaign.id, { name: 'Launch week 2027' });
-    // The campaign has no mailbox: its preflight fails, so the launch is forced.
+    // The mailbox is on no verified domain: the preflight fails, so the launch is forced.
     expect((await sdk.campaigns.preflight(campaign.id)).data.ready).toBe(false);
-    expect((await sdk.campaigns.launch(campaign.id, { force: true })).data.status).toBe('active');
+    const launched = (await sdk.campaigns.launch(campaign.id, { force: true })).data;
+    expect(launched.status).toBe('active');
+    // Its sequence sends the steps; it pauses with the campaign once it is live.
+    await waitFor(async () => (await sdk.sequences.get(launched.sequence_id!)).data.status, (s) => s === 'live');
+    expect((await sdk.sequences.steps.list(launched.sequence_id!)).data.map((st) => st.step_type)).toEqual(['EMAIL']);
+    expect((await sdk.sequences.enrollments(launched.sequence_id!)).data.map((e) => e.contact_id)).toEqual([contact.id]);
     expect((await sdk.campaigns.pause(campaign.id)).data.status).toBe('paused');
     expect((await sdk.campaigns.resume(campaign.id)).data.status).toBe('active');
     expect((await sdk.campaigns.get(campaign.id)).data.audience_count).toBe(1);
@@ -302,7 +310,8 @@ describe('typed errors', () => {
     expect(required).toMatchObject({ status: 400, type: 'bad_request', param: 'list_id', detail: 'list_id is required when creating contacts' });
 
     const list = (await sdk.lists.create({ name: 'People', type: 'contacts' })).data;
-    const campaign = (await sdk.campaigns.create({ name: 'Live', list_id: list.id, steps: [{ channel: 'email', subject: 'Hi', body: 'Hi' }] })).data;
+    const mailbox = (await sdk.mailboxes.create({ email: 'grace@sender.example' })).data;
+    const campaign = (await sdk.campaigns.create({ name: 'Live', list_id: list.id, mailbox_ids: [mailbox.id], steps: [{ channel: 'email', delay_days: 1, subject: 'Hi', body: 'Hi' }] })).data;
     await sdk.campaigns.launch(campaign.id, { force: true });
     const conflict = await sdk.campaigns.update(campaign.id, { name: 'Too late' }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(ConflictError);

@@ -49,9 +49,9 @@ export function messageIdFor(w: WriteContext, sendKey: string, from: string): st
  * `suppressed`: recorded, never sent. `options.runAt` (milliseconds) delays the job: a caller that
  * sends at once itself leaves it as a guard that records the send interrupted if the process stops.
  */
-export async function queueEmail(w: WriteContext, sendKey: string, message: OutgoingEmail, options: { runAt?: number } = {}): Promise<{ id: string; message_id: string; status: string }> {
+export async function queueEmail(w: WriteContext, sendKey: string, message: OutgoingEmail, options: { runAt?: number } = {}): Promise<{ id: string; message_id: string; status: string; created: boolean }> {
   const known = await selectIn(w.tx, 'outbox_messages', w.scope).select(['id', 'message_id', 'status']).where('send_key', '=', sendKey).executeTakeFirst();
-  if (known) return { id: known.id, message_id: known.message_id ?? '', status: known.status };
+  if (known) return { id: known.id, message_id: known.message_id ?? '', status: known.status, created: false };
   const to = [...new Set(message.to.map((a) => normalizeAddress('email', a)))];
   const messageId = messageIdFor(w, sendKey, message.from);
   let suppressed: string | undefined;
@@ -81,5 +81,5 @@ export async function queueEmail(w: WriteContext, sendKey: string, message: Outg
   await w.tx.insertInto('outbox_messages').values(row).execute();
   if (!suppressed) w.enqueue(OUTBOX_SEND, { id } satisfies SendPayload, options);
   else w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, row));
-  return { id, message_id: messageId, status: row.status };
+  return { id, message_id: messageId, status: row.status, created: true };
 }

@@ -1,54 +1,32 @@
 // What campaigns do beyond the kernel's CRUD and lifecycle: the editing rules, and the work of the
-// launch, which enrolls the audience in one set-based statement, so its cost does not grow with round
-// trips, and pays for it in the same transaction: a refused debit leaves no enrollment, no status
-// change and no event.
+// launch: it records the audience in one set-based statement, so its cost does not grow with round
+// trips, checks the balance covers every message the campaign may send (a refusal leaves no
+// enrollment, no status change and no event) and makes, fills and runs the campaign's sequence
+// (campaign-sequence.ts), which sends its steps.
 import { sql, type SqlBool } from 'kysely';
 import { parseJson } from '../../db/sql.ts';
-import { badRequest, conflict, notFound, validationError } from '../../platform/errors.ts';
+import { badRequest, conflict } from '../../platform/errors.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import type { ActionOutcome } from '../../platform/resource/lifecycle.ts';
+import { deleteRecord, findRow } from '../../platform/resource/store.ts';
 import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
+import { scheduleOf, type ScheduleInput } from '../../platform/time/schedule.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
+import { requireContactList } from '../lists/lists.store.ts';
 import { requireMailboxes } from '../mailboxes/mailboxes.store.ts';
-import { debitCredits } from '../usage/usage.store.ts';
-import type { Schedule, ScheduleInput, Step, StepInput } from './campaigns.schemas.ts';
+import { sequences } from '../sequences/sequences.resource.ts';
+import { launchSequence, pauseSequence, requireCredits, resumeSequence } from './campaign-sequence.ts';
+import type { Step, StepInput } from './campaigns.schemas.ts';
 import { audienceSuppressedSql } from './preflight-audience.ts';
+import { stepVariables } from './template-variables.ts';
 import { preflight, preflightRefusal } from './preflight.ts';
 
 const EDITABLE = ['draft', 'paused'];
-
-/** Checks that the audience is a list of the tenant that holds contacts. */
-async function requireAudience(w: WriteContext, listId: unknown): Promise<void> {
-  if (typeof listId !== 'string') return;
-  const list = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', listId).executeTakeFirst();
-  if (!list) throw notFound(lists.notFound);
-  if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`A campaign audience must be a list of type ${CONTACT_LIST_TYPES.join(' or ')}; list ${listId} is of type ${list.type}`);
-}
-
+/** What the campaign's sequence holds once it is launched, and is changed there. */
+const SENT_BY_SEQUENCE = ['steps', 'schedule', 'mailbox_ids'];
 
 const toSteps = (steps: StepInput[]): Step[] =>
   steps.map((s) => ({ channel: s.channel, delay_days: s.delay_days ?? 0, subject: s.subject ?? null, body: s.body ?? null }));
-
-/** The canonical time-zone name, or undefined when the runtime's time-zone database does not know it. */
-function canonicalTimeZone(name: string): string | undefined {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
-
-function toSchedule(input: ScheduleInput | null): Schedule | null {
-  if (input === null) return null;
-  const schedule = { timezone: input.timezone ?? 'UTC', days: input.days ?? ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: input.start_hour ?? 9, end_hour: input.end_hour ?? 17 };
-  const timezone = canonicalTimeZone(schedule.timezone);
-  if (!timezone) throw validationError([{ loc: ['body', 'schedule', 'timezone'], msg: 'value is not a known IANA time-zone name', type: 'value_error.timezone' }]);
-  if (schedule.start_hour >= schedule.end_hour) {
-    throw validationError([{ loc: ['body', 'schedule', 'end_hour'], msg: 'end_hour must be after start_hour', type: 'value_error.hour_range' }]);
-  }
-  return { ...schedule, timezone };
-}
 
 /** Every step must use one of the campaign's channels. */
 function checkChannels(channels: string[], steps: Step[]): void {
@@ -70,7 +48,9 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
     // Enrollment happened at launch; a new list would not change who is in the campaign.
     if (before.launched_at !== null) throw conflict('The audience of a launched campaign cannot be changed');
   }
-  if (input.list_id !== undefined && input.list_id !== before?.list_id) await requireAudience(w, input.list_id);
+  const sent = before?.sequence_id ? SENT_BY_SEQUENCE.find((f) => input[f] !== undefined) : undefined;
+  if (sent) throw conflict(`The campaign sends through its sequence: change ${sent} there (/v1/sequences/${String(before!.sequence_id)})`);
+  if (typeof input.list_id === 'string' && input.list_id !== before?.list_id) await requireContactList(w, input.list_id, 'A campaign audience');
   if (input.mailbox_ids !== undefined) await requireMailboxes(w, input.mailbox_ids as string[]);
   const steps = input.steps === undefined ? old?.steps ?? [] : toSteps(input.steps as StepInput[]);
   if (old?.status === 'paused' && steps.length === 0) throw conflict('A paused campaign must keep at least one step');
@@ -79,22 +59,25 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
   if (input.steps !== undefined || !before) row.steps = JSON.stringify(steps);
   if (input.channels !== undefined || !before) row.channels = JSON.stringify(channels);
   if (input.schedule !== undefined) {
-    const schedule = toSchedule(input.schedule as ScheduleInput | null);
+    const schedule = input.schedule === null ? null : scheduleOf(input.schedule as ScheduleInput);
     row.schedule = schedule === null ? null : JSON.stringify(schedule);
   }
 }
 
-/** A campaign's enrollments go with it. */
+/** A campaign's enrollments go with it, and its sequence (whatever its state: it stops sending). */
 export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
   await deleteIn(w.tx, 'campaign_enrollments', w.scope).where('campaign_id', '=', row.id).execute();
+  if (row.sequence_id && await findRow(sequences, w.tx, w.dialect, w.scope, String(row.sequence_id))) {
+    await deleteRecord(sequences, w, String(row.sequence_id), { with_campaign: true });
+  }
 }
 
 /**
- * Enrolls the contacts of the audience list that are not suppressed (an e-mail address of theirs is
- * suppressed, or it or its domain is a suppression-list entry of the tenant) and returns how many
- * were enrolled.
+ * Records the contacts of the audience list that are not suppressed (an e-mail address of theirs is
+ * suppressed, or it or its domain is a suppression-list entry of the tenant) as the campaign's
+ * enrollments, and answers their ids.
  */
-async function enrollAudience(w: WriteContext, campaignId: string, listId: string): Promise<number> {
+async function enrollAudience(w: WriteContext, campaignId: string, listId: string): Promise<string[]> {
   const rows = w.tx.selectFrom('contacts as c')
     .select([
       'c.org_id', 'c.mode', sql<string>`cast(${campaignId} as text)`.as('campaign_id'), 'c.id as contact_id',
@@ -103,11 +86,11 @@ async function enrollAudience(w: WriteContext, campaignId: string, listId: strin
     // Scoped by hand: an insert from a select needs the table's alias, which tenancy.ts does not give.
     .where('c.org_id', '=', w.scope.orgId).where('c.mode', '=', w.scope.mode).where('c.list_id', '=', listId)
     .where(sql<SqlBool>`not ${sql.raw(audienceSuppressedSql(w.dialect, 'c'))}`);
-  const result = await w.tx.insertInto('campaign_enrollments')
+  await w.tx.insertInto('campaign_enrollments')
     .columns(['org_id', 'mode', 'campaign_id', 'contact_id', 'created_at'])
     .expression(rows)
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+    .execute();
+  return (await selectIn(w.tx, 'campaign_enrollments', w.scope).select('contact_id').where('campaign_id', '=', campaignId).orderBy('contact_id').execute()).map((r) => r.contact_id);
 }
 
 /** Refuses to launch or resume a campaign with nothing to send: launching debits credits, which must buy something. */
@@ -117,8 +100,9 @@ function requireSteps(row: Row, doing: string): void {
 
 /**
  * The launch's own work (campaigns.resource.ts declares the move): refused with 409 when a check of
- * the preflight fails, unless forced; then enrolls the audience and debits one credit per contact
- * enrolled. The checks read in the launch's transaction, so what they passed is what launches.
+ * the preflight fails, unless forced; then enrolls the audience, refuses with 402 when the balance
+ * cannot pay one credit per message the campaign may send, and runs the campaign's sequence. The
+ * checks read in the launch's transaction, so what they passed is what launches.
  */
 export async function launch(w: WriteContext, row: Row, input: Record<string, unknown>): Promise<ActionOutcome> {
   if (!row.list_id) throw badRequest('Campaign has no audience: set list_id to a list of type contacts or leads before launching');
@@ -127,13 +111,23 @@ export async function launch(w: WriteContext, row: Row, input: Record<string, un
     const result = await preflight(w.tx, w.scope, row, w.now);
     if (!result.ready) throw preflightRefusal(result);
   }
-  const enrolled = await enrollAudience(w, row.id, row.list_id as string);
-  if (enrolled > 0) {
-    await debitCredits(w, enrolled, 'campaign.launch', row.id, `Launch of campaign "${row.name}": ${enrolled} contact${enrolled === 1 ? '' : 's'} enrolled`);
+  const steps = parseJson<Step[]>(row.steps);
+  if (steps.some((s) => s.channel === 'email') && parseJson<string[]>(row.mailbox_ids).length === 0) {
+    throw badRequest('Campaign has e-mail steps and no mailbox to send them from: set mailbox_ids before launching');
   }
-  return { set: { audience_count: enrolled } };
+  const { problems } = stepVariables(steps);
+  if (problems.length > 0) throw badRequest(`Campaign steps cannot be sent: ${problems.join('; ')}`);
+  const enrolled = await enrollAudience(w, row.id, row.list_id as string);
+  await requireCredits(w, steps, enrolled.length);
+  const sequenceId = await launchSequence(w, row, enrolled);
+  return { set: { audience_count: enrolled.length, sequence_id: sequenceId } };
 }
 
-export async function resume(_w: WriteContext, row: Row): Promise<void> {
+export async function pause(w: WriteContext, row: Row): Promise<void> {
+  await pauseSequence(w, row);
+}
+
+export async function resume(w: WriteContext, row: Row): Promise<void> {
   requireSteps(row, 'resuming');
+  await resumeSequence(w, row);
 }

@@ -2,8 +2,9 @@
 // gathered and answers `{name, status, detail}`. A `fail` blocks the launch (unless forced), a
 // `warn` never does.
 import { Temporal } from 'temporal-polyfill';
-import { nextAllowed, type WeeklyIntervals } from '../../platform/time/windows.ts';
-import type { Schedule, Step } from './campaigns.schemas.ts';
+import { weeklyOf, type Schedule } from '../../platform/time/schedule.ts';
+import { nextAllowed } from '../../platform/time/windows.ts';
+import type { Step } from './campaigns.schemas.ts';
 import type { AudienceFacts } from './preflight-audience.ts';
 import { showsUnsubscribe, type StepVariables } from './template-variables.ts';
 
@@ -70,10 +71,6 @@ export function unsubscribeCheck(steps: readonly Step[]): Check {
   return { name, status: 'warn', detail: `${which} no unsubscribe link or text in the body (add {{ unsubscribe_url }}); ${header}` };
 }
 
-/** The schedule as weekly windows (windows.ts). */
-export const weeklyOf = (schedule: Schedule): WeeklyIntervals =>
-  Object.fromEntries(schedule.days.map((d) => [d, [{ start: hh(schedule.start_hour), end: hh(schedule.end_hour) }]]));
-
 /** The sending window opens at least once within WINDOW_DAYS. */
 export function scheduleCheck(schedule: Schedule | null, now: number): Check {
   const name = 'schedule';
@@ -92,10 +89,10 @@ export function scheduleCheck(schedule: Schedule | null, now: number): Check {
   return { name, status: 'pass', detail: `Sends ${window}; the window next opens at ${local} (${schedule.timezone})` };
 }
 
-/** The launch debits one credit per contact enrolled; a send is not billed of its own. */
-export function creditsCheck(enrolled: number, balance: number): Check {
+/** Each message sent costs a credit, debited when it is sent; the launch needs a balance covering them all. */
+export function creditsCheck(messages: number, balance: number): Check {
   const name = 'credits';
-  const cost = `The launch costs ${plural(enrolled, 'credit')} (one per contact enrolled; sends are not billed per message)`;
-  if (balance < enrolled) return { name, status: 'fail', detail: `${cost} and the balance is ${balance}` };
+  const cost = `The campaign may send ${plural(messages, 'message')}, one credit each, debited as they are sent`;
+  if (balance < messages) return { name, status: 'fail', detail: `${cost}, and the balance is ${balance}` };
   return { name, status: 'pass', detail: `${cost}; the balance is ${balance}` };
 }

@@ -10,7 +10,9 @@ import { AppError } from '../../platform/errors.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { readCounter } from '../../platform/write.ts';
-import type { Schedule, Step } from './campaigns.schemas.ts';
+import type { Schedule } from '../../platform/time/schedule.ts';
+import type { Step } from './campaigns.schemas.ts';
+import { messagesOf } from './campaign-sequence.ts';
 import { audienceFacts } from './preflight-audience.ts';
 import { audienceCheck, creditsCheck, scheduleCheck, stepsCheck, unsubscribeCheck, type Check } from './preflight-checks.ts';
 import { campaignMailboxes, domainsCheck, mailboxesCheck } from './preflight-sending.ts';
@@ -41,7 +43,7 @@ export async function preflight(db: Kysely<DB>, scope: Scope, row: Row, now: num
     await domainsCheck(db, scope, emailing, mailboxes.found),
     unsubscribeCheck(steps),
     scheduleCheck(schedule, now),
-    creditsCheck(audience?.enrolled ?? 0, balance),
+    creditsCheck(messagesOf(steps, audience?.enrolled ?? 0), balance),
   ];
   return { ready: checks.every((c) => c.status !== 'fail'), checks };
 }

@@ -11,7 +11,7 @@ import { createRecord, getRow, present, presentOne } from '../../platform/resour
 import { deleteIn, selectIn, tenantOf, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import { lists } from './lists.resource.ts';
+import { CONTACT_LIST_TYPES, lists } from './lists.resource.ts';
 import type { Entry } from './lists.schemas.ts';
 
 type EntryRow = Selectable<DB['list_entries']>;
@@ -21,6 +21,13 @@ export const toEntry = (r: EntryRow): Entry => ({
 });
 
 /** Creates a list outside a request (seeders, tools): the same write as POST /v1/lists. */
+/** Checks that `listId` is a list of the tenant holding contacts (404, or 400 naming its type): what `purpose` (`A campaign audience`) must be. */
+export async function requireContactList(w: WriteContext, listId: string, purpose: string): Promise<void> {
+  const list = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', listId).executeTakeFirst();
+  if (!list) throw notFound(lists.notFound);
+  if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`${purpose} must be a list of type ${CONTACT_LIST_TYPES.join(' or ')}; list ${listId} is of type ${list.type}`);
+}
+
 export const createList = (w: WriteContext, input: { name: string; type: string; description?: string | null }) => createRecord(lists, w, input);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

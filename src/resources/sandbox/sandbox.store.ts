@@ -89,7 +89,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
     return {
       id, org_id: orgId, mode, name: c.name, status: c.status, channels: JSON.stringify(c.channels), list_id: listId.get(c.list)!,
       steps: JSON.stringify(c.steps), schedule: JSON.stringify(c.schedule), mailbox_ids: JSON.stringify([]), audience_count: launchedAt === null ? 0 : enrollments.length,
-      launched_at: launchedAt, created_at: at(c.age), updated_at: launchedAt ?? at(c.age),
+      launched_at: launchedAt, sequence_id: null, created_at: at(c.age), updated_at: launchedAt ?? at(c.age),
     };
   });
 

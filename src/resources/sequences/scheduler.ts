@@ -7,6 +7,8 @@
 // queued in the outbox under a key made of the enrollment and the step (platform/outbox/send.ts):
 // the message, its Message-ID and the enrollment's move commit together, so a run that dies is run
 // again and sends nothing twice. The outbox's send job then hands it to the mailbox's provider.
+// A campaign's sequence pays one credit per message it queues, debited in the run's write; with the
+// balance spent, its steps wait (and are asked again every few minutes) rather than go unpaid.
 import { createHash } from 'node:crypto';
 import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
@@ -18,11 +20,13 @@ import { performAction } from '../../platform/resource/lifecycle.ts';
 import { createRecord, findRow } from '../../platform/resource/store.ts';
 import { rowsByIds, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import { renderTemplate } from '../../platform/templates/liquid.ts';
+import { weeklyOf, type Schedule } from '../../platform/time/schedule.ts';
 import { nextAllowed, type WeeklyIntervals } from '../../platform/time/windows.ts';
 import { ianaZone } from '../../platform/time/zones.ts';
-import type { WriteContext } from '../../platform/write.ts';
+import { readCounter, type WriteContext } from '../../platform/write.ts';
 import { allowanceOf, sentBy } from '../mailboxes/limits.ts';
 import { tasks } from '../tasks/tasks.resource.ts';
+import { debitCredits } from '../usage/usage.store.ts';
 import { enrollments } from './enrollments.resource.ts';
 import { enrol, listContacts, wakeSweep } from './enrollments.store.ts';
 import { sequences } from './sequences.resource.ts';
@@ -37,12 +41,6 @@ export const BATCH = 200;
 const NEW_CONTACTS_EVERY = 60;
 /** When a mailbox at its limit is asked again, at the latest. */
 const ROOM_RETRY = 300;
-
-interface Schedule { timezone: string; days: string[]; start_hour: number; end_hour: number }
-
-const hhmm = (hour: number) => `${String(hour).padStart(2, '0')}:00`;
-export const weeklyOf = (s: Schedule): WeeklyIntervals =>
-  Object.fromEntries(s.days.map((d) => [d, [{ start: hhmm(s.start_hour), end: hhmm(s.end_hour) }]]));
 
 /** The step's subject and body, or one of its variants, chosen by weight for the enrollment and kept: the same every time it is asked. */
 export function versionOf(step: Step, enrollmentId: string): { subject: string | null; body: string | null } {
@@ -70,6 +68,8 @@ interface Run {
   room: Map<string, number>;
   /** The next mailbox of the rotation to try. */
   turn: number;
+  /** A campaign's sequence: the credits it may spend in this run, and those spent. */
+  credits?: { balance: number; spent: number };
 }
 
 /** Mailboxes with their room now: their allowance this hour, less what they have queued and not yet sent. */
@@ -143,7 +143,8 @@ async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<vo
   const address = (contact.work_email ?? contact.personal_email) as string | null;
   if (!address) return void (await fail(w, e, 'The contact has no e-mail address'));
   const mailbox = mailboxFor(run, e);
-  if (!mailbox) {
+  const unpaid = run.credits !== undefined && run.credits.spent >= run.credits.balance;
+  if (!mailbox || unpaid) {
     await setEnrollment(w, e.id, { status: 'pending', due_at: w.now + ROOM_RETRY });
     return;
   }
@@ -174,6 +175,7 @@ async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<vo
   });
   if (queued.status === 'suppressed') return void (await performAction(enrollments, w, e, 'finish', { reason: 'suppressed' }));
   run.room.set(mailbox.id, (run.room.get(mailbox.id) ?? 0) - 1);
+  if (run.credits && queued.created) run.credits.spent += 1;
   await advance(w, e, run.steps, { mailbox_id: mailbox.id, thread_message_ids: JSON.stringify([...thread, queued.message_id]), last_sent_at: w.now });
 }
 
@@ -194,6 +196,15 @@ async function stepOne(run: Run, e: Row): Promise<void> {
   }
   if (TASK_STEPS[step.step_type] || step.input_type === 'ON_DEMAND') return createStepTask(run, e, step, contact);
   await sendEmail(run, e, step, contact);
+}
+
+/** Debits a campaign's messages, charged to whoever launched it (an agency's key acting for its client, say). */
+async function payForSends(w: WriteContext, sequence: Row, n: number): Promise<void> {
+  const campaignId = String(sequence.campaign_id);
+  const launch = await selectIn(w.tx, 'events', w.scope).select(['actor_key_id', 'actor_org_id'])
+    .where('object_id', '=', campaignId).where('type', '=', 'campaign.launched').executeTakeFirst();
+  const launcher = launch?.actor_key_id && launch.actor_org_id ? { keyId: launch.actor_key_id, orgId: launch.actor_org_id } : null;
+  await debitCredits(w, n, 'campaign.send', campaignId, `Campaign "${String(sequence.name)}": ${n} message${n === 1 ? '' : 's'} sent`, launcher);
 }
 
 /** Enrolls the list's contacts added since the sequence was run that were never in it. */
@@ -224,8 +235,10 @@ export async function sweep(w: WriteContext, sequenceId: string): Promise<void> 
     const run: Run = {
       w, sequence, steps, weekly: weeklyOf(schedule), zone: schedule.timezone, mailboxes, room, turn: 0,
       contacts: new Map(contactRows.map((c) => [c.id, c])), companies: new Map(companyRows.map((c) => [c.id, c])),
+      credits: sequence.campaign_id ? { balance: await readCounter(w.tx, w.scope, 'credits'), spent: 0 } : undefined,
     };
     for (const e of due) await stepOne(run, e);
+    if (run.credits && run.credits.spent > 0) await payForSends(w, sequence, run.credits.spent);
   }
   await wakeNext(w, sequence, due.length === BATCH);
 }

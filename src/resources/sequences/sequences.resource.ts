@@ -7,8 +7,9 @@
 import { Type } from 'typebox';
 import { defineResource } from '../../platform/resource/define.ts';
 import { boolean, json, ref, text, timestamp } from '../../platform/resource/fields.ts';
-import { MailboxIdsInput, MailboxIdsOutput, ScheduleInputSchema, ScheduleSchema } from '../campaigns/campaigns.schemas.ts';
-import { DEFAULT_SCHEDULE, SEQUENCE_STATES } from './sequences.schemas.ts';
+import { DEFAULT_SCHEDULE, ScheduleInputSchema, ScheduleSchema } from '../../platform/time/schedule.ts';
+import { MailboxIdsInput, MailboxIdsOutput } from '../mailboxes/mailbox-ids.ts';
+import { SEQUENCE_STATES } from './sequences.schemas.ts';
 import { beforeDelete, beforeWrite, enrich, run } from './sequences.store.ts';
 import { paused, resumed, scheduled, terminated } from './transitions.ts';
 
@@ -29,6 +30,7 @@ export const sequences = defineResource({
     use_contact_timezone: boolean({ nullable: false, default: false, description: 'Whether the hours are read in each contact\'s own `timezone` (the schedule\'s zone for a contact without one)', example: false }),
     launched_at: timestamp({ readOnly: true, description: 'When it was first run, unix seconds; null while drafted', example: 1767225600 }),
     completed_at: timestamp({ readOnly: true, description: 'When it was completed or terminated, unix seconds', example: 1767830400 }),
+    campaign_id: ref('campaigns', { onDelete: 'set null', check: false, readOnly: true, prefix: 'cpg', description: 'The campaign whose launch made it, when one did: the campaign follows its state, and each message it sends costs a credit; null for a sequence made through the API' }),
   },
   computed: {
     counts: Type.Object({

@@ -17,8 +17,6 @@ export const MAX_STEPS = 50;
 /** Steps that wait for a person: they create a task for the mailbox's owner and go on once it is completed. */
 export const TASK_STEPS: Partial<Record<StepType, 'call' | 'linkedin' | 'todo'>> = { PHONE: 'call', LINKEDIN: 'linkedin', TASK: 'todo' };
 
-export const DEFAULT_SCHEDULE = { timezone: 'UTC', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start_hour: 9, end_hour: 17 };
-
 const Variant = Type.Object({
   subject: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'The variant\'s subject (Liquid); null or omitted: the step\'s', examples: ['Quick idea for {{ company.name }}'] })),
   body: Type.String({ minLength: 1, maxLength: 20_000, description: 'The variant\'s body (Liquid)', examples: ['Hi {{ contact.first_name }}, …'] }),

@@ -3,44 +3,32 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { badRequest, conflict } from '../../platform/errors.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
-import { deleteIn, selectIn } from '../../platform/resource/tenancy.ts';
+import { deleteIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
-import { fieldError, timeZoneOf } from '../../platform/time/zones.ts';
+import { scheduleOf, type ScheduleInput } from '../../platform/time/schedule.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import type { ScheduleInput } from '../campaigns/campaigns.schemas.ts';
-import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
+import { requireContactList } from '../lists/lists.store.ts';
 import { requireMailboxes } from '../mailboxes/mailboxes.store.ts';
 import { countsOf } from './enrollments.store.ts';
-import { DEFAULT_SCHEDULE } from './sequences.schemas.ts';
 import { stepsOf } from './steps.store.ts';
 import { sweepKey } from './sweep-kind.ts';
 
-async function requireList(w: WriteContext, listId: unknown): Promise<void> {
-  if (typeof listId !== 'string') return;
-  const list = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', listId).executeTakeFirst();
-  if (!list) throw notFound(lists.notFound);
-  if (!CONTACT_LIST_TYPES.includes(list.type)) throw badRequest(`A sequence enrolls a list of type ${CONTACT_LIST_TYPES.join(' or ')}; list ${listId} is of type ${list.type}`);
-}
-
-
-function scheduleOf(input: ScheduleInput) {
-  const schedule = { ...DEFAULT_SCHEDULE, ...input };
-  schedule.timezone = timeZoneOf(schedule.timezone, 'schedule.timezone');
-  if (schedule.start_hour >= schedule.end_hour) throw fieldError('schedule.end_hour', 'must be after start_hour');
-  return schedule;
-}
-
 export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, { before, input }: { before?: Row; input: Record<string, unknown> }): Promise<void> {
-  if (input.associated_list_id !== undefined && input.associated_list_id !== before?.associated_list_id) await requireList(w, input.associated_list_id);
+  if (typeof input.associated_list_id === 'string' && input.associated_list_id !== before?.associated_list_id) await requireContactList(w, input.associated_list_id, 'The list a sequence enrolls');
+  // Set by a campaign's launch only (the field is read-only in the API).
+  if (!before && typeof input.campaign_id === 'string') row.campaign_id = input.campaign_id;
   if (input.mailbox_ids !== undefined) await requireMailboxes(w, input.mailbox_ids as string[]);
   if (input.schedule !== undefined) row.schedule = JSON.stringify(scheduleOf(input.schedule as ScheduleInput));
 }
 
-/** A live sequence is paused or terminated before it is deleted; its steps go with it (its enrollments by their reference). */
-export async function beforeDelete(w: WriteContext, row: Row): Promise<void> {
-  if (row.status === 'live') throw conflict('A sequence that is live cannot be deleted: pause or terminate it first');
+/**
+ * A live sequence is paused or terminated before it is deleted (unless its campaign is being
+ * deleted); its steps go with it (its enrollments by their reference).
+ */
+export async function beforeDelete(w: WriteContext, row: Row, query: Record<string, unknown>): Promise<void> {
+  if (row.status === 'live' && query.with_campaign !== true) throw conflict('A sequence that is live cannot be deleted: pause or terminate it first');
   await deleteIn(w.tx, 'sequence_steps', w.scope).where('sequence_id', '=', row.id).execute();
   w.cancel(sweepKey(row.id));
 }

@@ -11,7 +11,8 @@ import type { VariableCheck } from '../../platform/templates/liquid.ts';
 export const CONTACT_FIELDS = ['id', 'name', 'first_name', 'last_name', 'title', 'company', 'work_email', 'personal_email', 'phone', 'linkedin_url', 'city', 'country', 'seniority', 'department', 'timezone', 'email'] as const;
 export const COMPANY_FIELDS = ['id', 'name', 'domain', 'industry', 'employee_count', 'annual_revenue', 'city', 'country', 'linkedin_url', 'description'] as const;
 export const SENDER_FIELDS = ['name', 'email', 'signature'] as const;
-const MESSAGE_VARIABLES = new Set(['unsubscribe_url']);
+// `unsubscribe_link` as campaign steps write it.
+const MESSAGE_VARIABLES = new Set(['unsubscribe_url', 'unsubscribe_link']);
 
 const known = (fields: readonly string[]) => new Set<string>(fields);
 const CONTACT = known(CONTACT_FIELDS);
@@ -48,5 +49,6 @@ export function templateValues(contact: Row, company: Row | undefined, mailbox: 
     company: pick(company, COMPANY_FIELDS),
     sender: { name: mailbox?.display_name ?? null, email: mailbox?.email ?? null, signature: mailbox?.signature ?? null },
     unsubscribe_url: unsubscribeUrl,
+    unsubscribe_link: unsubscribeUrl,
   };
 }

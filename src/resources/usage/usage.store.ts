@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { actorOf } from '../../platform/schemas.ts';
-import { actorColumns, bumpCounter, readCounter, type WriteContext } from '../../platform/write.ts';
+import { actorColumns, bumpCounter, readCounter, type Actor, type WriteContext } from '../../platform/write.ts';
 import type { TransactionQuery, Usage } from './usage.schemas.ts';
 
 type Row = Selectable<DB['usage_transactions']>;
@@ -33,7 +33,7 @@ interface Entry {
   description?: string | null;
 }
 
-async function record(w: WriteContext, entry: Entry, signed: number) {
+async function record(w: WriteContext, entry: Entry, signed: number, actor = w.actor) {
   const balance = await bumpCounter(w.tx, w.dialect, w.scope, 'credits', signed);
   if (balance < 0) {
     // Thrown inside the transaction: the debit and the work it pays for roll back together.
@@ -42,7 +42,7 @@ async function record(w: WriteContext, entry: Entry, signed: number) {
   const row: Row = {
     id: newId('txn'), org_id: w.scope.orgId, mode: w.scope.mode, type: entry.type, amount: entry.amount, balance_after: balance,
     operation: entry.operation, resource_id: entry.resourceId ?? null, description: entry.description ?? null, created_at: w.now,
-    ...actorColumns(w.actor),
+    ...actorColumns(actor),
   };
   await w.tx.insertInto('usage_transactions').values(row).execute();
   w.count('usage_transactions', 1);
@@ -54,9 +54,16 @@ async function record(w: WriteContext, entry: Entry, signed: number) {
 export const grantCredits = (w: WriteContext, amount: number, description: string) =>
   record(w, { type: 'grant', amount, operation: 'grant', description }, amount);
 
-/** Debits `amount` credits, or throws 402 (rolling back the whole write) when the balance is short. */
-export const debitCredits = (w: WriteContext, amount: number, operation: string, resourceId: string, description: string) =>
-  record(w, { type: 'debit', amount, operation, resourceId, description }, -amount);
+/** Gives back `amount` credits debited for work that did not happen (a message never sent). */
+export const refundCredits = (w: WriteContext, amount: number, operation: string, resourceId: string, description: string) =>
+  record(w, { type: 'refund', amount, operation, resourceId, description }, amount);
+
+/**
+ * Debits `amount` credits, or throws 402 (rolling back the whole write) when the balance is short.
+ * `actor` is who it is charged to when not the write's own (a job paying for what a key started).
+ */
+export const debitCredits = (w: WriteContext, amount: number, operation: string, resourceId: string, description: string, actor?: Actor | null) =>
+  record(w, { type: 'debit', amount, operation, resourceId, description }, -amount, actor === undefined ? w.actor : actor);
 
 const scoped = (db: Kysely<DB>, scope: Scope) =>
   db.selectFrom('usage_transactions').where('org_id', '=', scope.orgId).where('mode', '=', scope.mode);

@@ -328,8 +328,11 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
   'PUT /v1/tasks/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
   'PUT /v1/notes/assert': () => ({ external_key: `k${randomBytes(6).toString('hex')}` }),
   'PUT /v1/products/assert': () => ({ sku: `S-${randomBytes(6).toString('hex')}`, unit_price: 12_000 }),
-  // A campaign with an e-mail step can be launched; forced, since its mailboxes and domains are the walk's own.
-  'POST /v1/campaigns': () => ({ steps: [{ channel: 'email', subject: 'Hello', body: 'Hi {{ first_name | default: "there" }}' }] }),
+  // A campaign with an e-mail step and a mailbox can be launched; forced, since its domains are the
+  // walk's own. Its step is due a day after the launch: the walks send nothing.
+  'POST /v1/campaigns': async (actor, api) => ({
+    steps: [{ channel: 'email', delay_days: 1, subject: 'Hello', body: 'Hi {{ first_name | default: "there" }}' }], mailbox_ids: [(await make(api, actor, '/v1/mailboxes')).id],
+  }),
   'POST /v1/campaigns/:id/launch': () => ({ force: true }),
   // Enrolling names contacts of the actor; the reorder, every step of the sequence; the preview, one of them.
   'POST /v1/sequences/:id/enrollments': async (actor, api) => ({ contact_ids: [(await make(api, actor, '/v1/contacts')).id] }),

@@ -32,7 +32,18 @@ const ONE_TIME_CODES = new Set(['POST /v1/agency/clients/link']);
 
 /** Fields of background work (an import, an export) that its job moves after the write has answered. */
 const PROGRESS = new Set(['status', 'rows_total', 'rows_processed', 'created', 'updated', 'skipped', 'failed', 'size_bytes', 'error', 'download_url', 'started_at', 'finished_at', 'updated_at']);
-const isQueued = (reply: Reply) => reply.status < 300 && json(reply).data?.status === 'queued';
+/** States of records whose work goes on after the answer (an import's, a sequence's move). */
+const BUSY = ['queued', 'running', 'scheduling', 'pausing', 'resuming', 'terminating'];
+/**
+ * Where to watch the work an accepted write at `at` left going: the record itself while it is busy,
+ * or the sequence a campaign's launch made and runs.
+ */
+function queuedWork(at: string, reply: Reply): string | undefined {
+  if (reply.status >= 300) return undefined;
+  const data = json(reply).data as Record<string, unknown> | undefined;
+  if (BUSY.includes(String(data?.status))) return at;
+  return typeof data?.sequence_id === 'string' ? `/v1/sequences/${data.sequence_id}` : undefined;
+}
 const withoutProgress = (data: Record<string, unknown>) => Object.fromEntries(Object.entries(data).filter(([k]) => !PROGRESS.has(k)));
 
 /** Waits (without failing) until the work an accepted write queued at `at` has ended, so that it moves nothing behind the next comparison. */
@@ -40,7 +51,7 @@ async function settle(owner: Actor, at: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const reply = await owner.call('GET', at);
-    if (reply.status !== 200 || !['queued', 'running'].includes(json(reply).data?.status)) return;
+    if (reply.status !== 200 || !BUSY.includes(json(reply).data?.status)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -87,8 +98,8 @@ export async function hostileInputWalk(shard: Shard): Promise<void> {
       const before = probe;
       const at = reply.status < 400 ? readBack(api, route, url, reply) : undefined;
       // Work the write queued (an import, an export) ends first: it changes the tenant by design.
-      const queued = at !== undefined && isQueued(reply);
-      if (queued) await settle(owner, at);
+      const queued = at === undefined ? undefined : queuedWork(at, reply);
+      if (queued) await settle(owner, queued);
       probe = await changeProbe(app, orgId);
       if (reply.status >= 400) {
         expect(probe === before, `refused, yet wrote: ${context}\n${firstDifference(before, probe)}`).toBe(true);
