@@ -56,7 +56,7 @@ const OWN_EVENT_TYPES = {
   'message.failed': { description: 'A message could not be sent: the provider refused it for good, no provider is configured, or the process stopped during the provider call (`error` says which; such a message is not sent again by itself)' },
   'message.opened': { description: 'A message was first opened' },
   'message.clicked': { description: 'A link in a message was first clicked' },
-  'reply.received': { description: 'A reply to a message arrived; `is_auto_reply` tells an out-of-office or other automatic answer from a person\'s reply (automatic ones do not count as replies)' },
+  'reply.received': { description: 'A reply to a message arrived; `is_auto_reply` tells an out-of-office or other automatic answer from a person\'s reply (automatic ones do not count as replies), and `returns_at` is when an out-of-office answer says its writer is back (unix seconds; null when it does not say)' },
   'sandbox.reset': { description: 'The test-mode data set was replaced by a fresh sandbox data set' },
   'sequence.step_added': { description: 'A step was added to a sequence; the object is the sequence with the `step`' },
   'sequence.step_updated': { description: 'A step of a sequence changed; the object is the sequence with the `step`, `previous_attributes` the step\'s earlier values' },

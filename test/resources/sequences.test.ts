@@ -215,6 +215,11 @@ describe('sequences', () => {
     expect((await get(s.c, '/v1/inbox?sequence_id=seq_nope')).length).toBe(0);
     const byAddress = Object.fromEntries((await enrollmentsOf(s.c, seq.id)).map((e) => [s.contacts.find((c) => c.id === e.contact_id)!.work_email, [e.status, e.reason]]));
     expect(byAddress).toEqual({ 'grace@example.org': ['finished', 'replied'], 'alan@example.org': ['paused', null] });
+    // Alan's notice says when he is back ("until Monday", read at noon): his enrollment waits until then, not a week.
+    const alan = (await enrollmentsOf(s.c, seq.id)).find((e) => e.contact_id === s.contacts[1].id)!;
+    expect(alan.paused_until).toBe(at('2027-04-19T12:00:00Z'));
+    const [notice] = (await get(s.c, '/v1/events?type=reply.received')).filter((e: Json) => e.data.object.is_auto_reply);
+    expect(notice.data.object.returns_at).toBe(at('2027-04-19T12:00:00Z'));
   });
 
   it('a call step makes a task for the mailbox\'s owner and goes on when it is completed', async () => {

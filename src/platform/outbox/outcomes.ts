@@ -20,6 +20,8 @@ export interface OutcomeDetail {
   hard?: boolean;
   /** For a reply: whether it was an automatic one (out of office), which counts as no reply. */
   isAutoReply?: boolean;
+  /** For an automatic reply: when it says its writer is back (unix seconds), if it says. */
+  returnsAt?: number;
   /** The recipients it bounced for; all of them unless given. */
   addresses?: string[];
 }
@@ -51,7 +53,7 @@ export async function recordOutcome(w: WriteContext, id: string, outcome: Outcom
   }
   await updateIn(w.tx, 'outbox_messages', w.scope).set(changes as never).where('id', '=', id).execute();
   const record = await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes } as Row);
-  if (outcome === 'replied') w.emit('reply.received', { ...record, is_auto_reply: Boolean(detail.isAutoReply) });
+  if (outcome === 'replied') w.emit('reply.received', { ...record, is_auto_reply: Boolean(detail.isAutoReply), returns_at: detail.isAutoReply ? detail.returnsAt ?? null : null });
   else w.emit(`message.${outcome}`, record);
   if (outcome === 'bounced' && detail.hard !== false) {
     const addresses = detail.addresses ?? parseJson<string[]>(row.to_addresses);

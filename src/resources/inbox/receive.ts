@@ -117,7 +117,7 @@ export async function receiveMail(w: WriteContext, secret: string, mail: Inbound
     const recipient = report.recipients.find((r) => r.action === 'failed')?.address ?? null;
     await markBounced(w, answered.outboxId, { hard: bounce === 'hard', reason: report.reason ?? undefined, address: recipient });
   } else if (answered && !report) {
-    await markReplied(w, answered.outboxId, Boolean(automatic));
+    await markReplied(w, answered.outboxId, Boolean(automatic), mail.text);
   }
   return { status: 'recorded', id, thread_id: threadId, message_id: mail.messageId, is_auto_reply: Boolean(automatic), outbox_id: answered?.outboxId ?? null, bounce };
 }

@@ -16,6 +16,7 @@ const SimulateBody = Type.Object({
   reason: Type.Optional(Str({ maxLength: 1000, description: 'The server\'s reply of a bounce', examples: ['550 5.1.1 No such user'] })),
   hard: Type.Optional(Type.Boolean({ description: 'For `bounced`: a bounce for good (the default), which suppresses the address', examples: [true] })),
   is_auto_reply: Type.Optional(Type.Boolean({ description: 'For `replied`: an automatic answer (out of office), which does not count as a reply', examples: [false] })),
+  returns_at: Type.Optional(Type.Integer({ minimum: 0, maximum: 253_402_300_799, description: 'For an automatic reply: when it says its writer is back, unix seconds (a sequence pauses the enrollment until then rather than for a week)', examples: [1767225600] })),
 }, { additionalProperties: false, title: 'OutboxSimulate' });
 
 const SENT = new Set(['sent', 'delivered', 'bounced']);
@@ -31,13 +32,13 @@ export async function outboxRoutes(fastify: FastifyInstance): Promise<void> {
       response: { 200: Data(outboxMessages.schemas.record, 'The message with the outcome recorded'), ...errorResponses(404, 409) },
     },
   }, (req, reply) => {
-    const { outcome, reason, hard, is_auto_reply: isAutoReply } = req.body;
+    const { outcome, reason, hard, is_auto_reply: isAutoReply, returns_at: returnsAt } = req.body;
     return mutate(req, reply, 200, async (w) => {
       const read = () => selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', req.params.id).executeTakeFirst() as Promise<Row | undefined>;
       const row = await read();
       if (!row) throw notFound(outboxMessages.notFound);
       if (!SENT.has(row.status as string)) throw conflict(`Message ${row.id} is ${row.status}: only a sent message has outcomes`);
-      await recordOutcome(w, row.id as string, outcome, { reason, hard, isAutoReply });
+      await recordOutcome(w, row.id as string, outcome, { reason, hard, isAutoReply, returnsAt });
       return presentOne(outboxMessages, w.tx, w.scope, (await read())!);
     });
   });

@@ -1,6 +1,7 @@
 // What happens to an enrollment when something happens to what it sent, in the write that learns
 // it (a follower of its events, platform/write/fanout.ts): a person's reply finishes it (when the
-// sequence finishes on reply), an automatic one (out of office) pauses it for a week; a bounce
+// sequence finishes on reply), an automatic one (out of office) pauses it until the return date it
+// states, else for a week; a bounce
 // finishes it; an unsubscribe finishes every open enrollment of the contact; a completed task of a
 // call, LinkedIn or task step moves it on to the next step.
 import type { Row } from '../../platform/resource/define.ts';
@@ -12,7 +13,7 @@ import { advance } from './scheduler.ts';
 import { OPEN_ENROLLMENT } from './sequences.schemas.ts';
 import { stepsOf } from './steps.store.ts';
 
-/** How long an out-of-office reply pauses an enrollment. */
+/** How long an out-of-office reply that states no return date pauses an enrollment. */
 export const OUT_OF_OFFICE_PAUSE = 7 * 86_400;
 
 const openOf = (w: WriteContext) => selectIn(w.tx, 'sequence_enrollments', w.scope).selectAll().where('status', 'in', [...OPEN_ENROLLMENT]);
@@ -24,7 +25,8 @@ async function onMessage(w: WriteContext, event: FollowedEvent): Promise<void> {
   if (!e) return;
   if (event.type === 'message.bounced') return void (await performAction(enrollments, w, e, 'finish', { reason: 'bounced' }));
   if (message.is_auto_reply) {
-    if (e.status !== 'paused') await performAction(enrollments, w, e, 'pause', { until: w.now + OUT_OF_OFFICE_PAUSE });
+    const back = typeof message.returns_at === 'number' && message.returns_at > w.now ? message.returns_at : w.now + OUT_OF_OFFICE_PAUSE;
+    if (e.status !== 'paused') await performAction(enrollments, w, e, 'pause', { until: back });
     return;
   }
   const sequence = await selectIn(w.tx, 'sequences', w.scope).select('finish_on_reply').where('id', '=', String(e.sequence_id)).executeTakeFirst();
