@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from '../../src/platform/validation.ts';
 import { client, newOrg, testApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let app: FastifyInstance;
 let t: { live: ReturnType<typeof client>; test: ReturnType<typeof client> };
@@ -86,7 +87,9 @@ describe('routes that take no body', () => {
   it('refuses a launch with a member it does not take: 422 naming the field, still a draft, no credit spent', async () => {
     const list = (await t.test.post('/v1/lists', { name: 'Audience', type: 'contacts' })).json().data;
     expect((await t.test.post('/v1/contacts', { list_id: list.id, name: 'Ada' })).statusCode).toBe(201);
-    const campaign = (await t.test.post('/v1/campaigns', { name: 'Dry run?', list_id: list.id, steps: [{ channel: 'email', subject: 'Hello' }] })).json().data;
+    const mailbox = (await t.test.post('/v1/mailboxes', { email: 'dry-run@sender.example' })).json().data;
+    const steps = [{ channel: 'email', delay_days: 1, subject: 'Hello', body: 'Hi' }];
+    const campaign = (await t.test.post('/v1/campaigns', { name: 'Dry run?', list_id: list.id, mailbox_ids: [mailbox.id], steps })).json().data;
     const balance = async () => (await t.test.get('/v1/usage')).json().data.balance as number;
     const before = await balance();
 
@@ -96,10 +99,12 @@ describe('routes that take no body', () => {
     expect((await t.test.get(`/v1/campaigns/${campaign.id}`)).json().data.status).toBe('draft');
     expect(await balance()).toBe(before);
 
-    // Its own member is accepted (past the preflight: the campaign has no mailbox); the refused request's key was not spent.
+    // Its own member is accepted (past the preflight: the mailbox's domain is not verified); the refused request's key was not spent.
     const launched = await t.test.post(`/v1/campaigns/${campaign.id}/launch`, { force: true }, { 'idempotency-key': 'launch-with-body' });
     expect(launched.statusCode, launched.body).toBe(200);
     expect(launched.json().data.status).toBe('active');
+    // A body-less action: the pause (once the campaign's sequence is live).
+    await waitFor(async () => (await t.test.get(`/v1/sequences/${launched.json().data.sequence_id}`)).json().data.status, (st) => st === 'live');
     const paused = await t.test('POST', `/v1/campaigns/${campaign.id}/pause`);
     expect(paused.statusCode, paused.body).toBe(200);
   });
