@@ -325,6 +325,10 @@ describe('campaigns', () => {
     const mute = await t.live.post(`/v1/campaigns/${noMailbox.id}/launch`, FORCED);
     expect(mute.statusCode).toBe(400);
     expect(mute.json().detail).toBe('Campaign has e-mail steps and no mailbox to send them from: set mailbox_ids before launching');
+    const texting = await createCampaign(t.live, { name: 'Texts', list_id: await createList(t.live), steps: [{ channel: 'sms', body: 'Hi' }] });
+    const sms = await t.live.post(`/v1/campaigns/${texting.id}/launch`, FORCED);
+    expect(sms.statusCode).toBe(400);
+    expect(sms.json().detail).toMatch(/^Campaign has SMS steps/);
 
     const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live), steps: STEPS, mailbox_ids: [await mailboxOf(t.live)] });
     const res = await t.live.post(`/v1/campaigns/${empty.id}/launch`, FORCED);
