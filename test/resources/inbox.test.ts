@@ -189,6 +189,9 @@ describe('threading', () => {
   it('marks a sent message bounced from its delivery status notification, and a hard bounce suppresses the address', async () => {
     const s = await setup();
     const out = await sent(s, 'gone@example.org');
+    // The report answers a message handed over: its send job is done before the report arrives.
+    const statusOf = async () => (await app.services.database.db.selectFrom('outbox_messages').select('status').where('id', '=', out.id).executeTakeFirstOrThrow()).status;
+    await waitFor(statusOf, (status) => status !== 'queued');
     const dsn = [
       'From: Mail Delivery System <MAILER-DAEMON@mx.example.org>', 'To: ada@acme.example', 'Subject: Undelivered Mail Returned to Sender',
       `Message-ID: ${uniqueId('mx.example.org')}`, 'Auto-Submitted: auto-replied', 'MIME-Version: 1.0',
