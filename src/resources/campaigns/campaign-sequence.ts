@@ -69,11 +69,10 @@ export async function pauseSequence(w: WriteContext, campaign: Row): Promise<voi
   else if (sequence?.status === 'scheduling') throw new AppError('conflict', 'The campaign is still being scheduled: pause it once its sequence is live');
 }
 
-/** Resuming a campaign resumes its sequence (one still pausing: 409, try once it is paused). */
+/** Resuming a campaign resumes its sequence, paused or still pausing. */
 export async function resumeSequence(w: WriteContext, campaign: Row): Promise<void> {
   const sequence = await sequenceOf(w, campaign);
-  if (sequence?.status === 'paused') await performAction(sequences, w, sequence, 'resume');
-  else if (sequence?.status === 'pausing') throw new AppError('conflict', 'The campaign is still pausing: resume it once its sequence is paused');
+  if (sequence?.status === 'paused' || sequence?.status === 'pausing') await performAction(sequences, w, sequence, 'resume');
 }
 
 /** The campaign moves as its sequence did, when the sequence was acted on itself. */

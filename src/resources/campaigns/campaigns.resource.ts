@@ -45,7 +45,7 @@ export const campaigns = defineResource({
       resume: {
         from: ['paused'], to: 'active', event: 'resumed', guard: resume,
         summary: 'Resume a campaign', eventDescription: 'A paused campaign was resumed',
-        description: 'Resumes a paused campaign and its sequence (the steps that fell due meanwhile are spread over the window, not sent at once); one without steps, or whose sequence is still pausing, is 409.',
+        description: 'Resumes a paused campaign and its sequence (the steps that fell due meanwhile are spread over the window, not sent at once); one without steps is 409.',
       },
       complete: {
         from: ['active', 'paused'], to: 'completed', event: 'completed', route: false,

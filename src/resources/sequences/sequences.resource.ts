@@ -64,9 +64,9 @@ export const sequences = defineResource({
         description: 'Stops sending at once; the sequence is `pausing` until the scheduler is stopped, then `paused` (`sequence.paused`). Enrollments keep their places.',
       },
       resume: {
-        from: ['paused'], to: 'resuming', event: 'resume_requested', participle: 'resumed',
+        from: ['paused', 'pausing'], to: 'resuming', event: 'resume_requested', participle: 'resumed',
         summary: 'Resume a paused sequence', eventDescription: 'A paused sequence is resuming',
-        description: 'Starts a paused sequence again. Steps that fell due while it was paused are not sent in a burst: they are spread from now at the rate its mailboxes can send an hour. `resuming`, then `live` (`sequence.resumed`).',
+        description: 'Starts a paused sequence again (one still `pausing` too: its pause is given up). Steps that fell due while it was paused are not sent in a burst: they are spread from now at the rate its mailboxes can send an hour. `resuming`, then `live` (`sequence.resumed`).',
       },
       terminate: {
         from: ['live', 'paused'], to: 'terminating', event: 'terminate_requested', participle: 'terminated',
