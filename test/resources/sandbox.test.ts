@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, tenant, testApp, type Client } from '../helpers/app.ts';
+import { client, clock, tenant, testApp, type Client } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -107,12 +108,15 @@ describe('sandbox data', () => {
     const launched = allEvents.find((e) => e.type === 'campaign.launched')!;
     expect(launched.data.object).toMatchObject({ id: active.id, status: 'active', audience_count: active.audience_count });
     expect((await t.test.get('/v1/usage')).json().data.balance).toBe(1000);
-    // A drafted sequence from the sandbox's mailbox, its enrollments in several states.
+    // A live sequence from the sandbox's mailbox, its enrollments in several states and none due.
     const [sequence] = await all(t.test, '/v1/sequences');
-    expect(sequence).toMatchObject({ name: 'Founder outreach', status: 'drafted', counts: { enrolled: 6, active: 5, finished: 1, replied: 1, bounced: 0 } });
-    const states = (await all(t.test, `/v1/sequences/${sequence.id}/enrollments`)).map((e) => e.status).sort();
-    expect(states).toEqual(['active', 'active', 'active', 'finished', 'paused', 'pending']);
-    expect((await all(t.test, `/v1/sequences/${sequence.id}/steps`)).length).toBe(2);
+    expect(sequence).toMatchObject({ name: 'Founder outreach', status: 'live', counts: { enrolled: 6, active: 4, finished: 2, replied: 1, bounced: 0 } });
+    const sequenceEnrollments = await all(t.test, `/v1/sequences/${sequence.id}/enrollments`);
+    expect(sequenceEnrollments.map((e) => e.status).sort()).toEqual(['active', 'active', 'active', 'finished', 'finished', 'paused']);
+    expect(sequenceEnrollments.every((e) => e.due_at === null)).toBe(true);
+    expect((await all(t.test, `/v1/sequences/${sequence.id}/steps`)).map((st) => st.step_type)).toEqual(['PHONE', 'EMAIL', 'EMAIL']);
+    const calls = await all(t.test, '/v1/tasks?type=call&status=open');
+    expect(sequenceEnrollments.filter((e) => e.task_id).map((e) => e.task_id).sort()).toEqual(calls.filter((c) => c.title === 'Founder outreach: Intro call').map((c) => c.id).sort());
   });
 
   it('leaves live mode empty', async () => {
@@ -146,7 +150,7 @@ describe('sandbox data', () => {
 
     const res = await t.test.post('/v1/sandbox/reset');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 8, notes: 6, products: 5, quotes: 1, members: 3, sequences: 1 } });
+    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 11, notes: 6, products: 5, quotes: 1, members: 3, sequences: 1 } });
 
     expect(await shape(t.test)).toEqual(before);
     expect((await t.test.get(`/v1/contacts/${contact.id}`)).statusCode).toBe(404);
@@ -165,6 +169,22 @@ describe('sandbox data', () => {
     const [mailbox] = (await t.test.get('/v1/mailboxes?email=ada@example.com')).json().data;
     const [ada] = (await t.test.get('/v1/members?email=ada@example.com')).json().data;
     expect(mailbox.owner_id).toBe(ada.id);
+  });
+
+  it('its live sequence sends once a test key acts on it: a completed intro call, a resumed enrollment', async () => {
+    clock.set(Date.parse('2027-05-03T10:00:00Z') / 1000); // a Monday, in the sequence's window
+    const t = await tenant(app);
+    const [sequence] = await all(t.test, '/v1/sequences');
+    const enrolled = await all(t.test, `/v1/sequences/${sequence.id}/enrollments`);
+    const calling = enrolled.find((e) => e.task_id)!;
+    const paused = enrolled.find((e) => e.status === 'paused')!;
+    expect((await t.test.patch(`/v1/tasks/${calling.task_id}`, { status: 'completed' })).statusCode).toBe(200);
+    expect((await t.test.get(`/v1/enrollments/${calling.id}`)).json().data).toMatchObject({ step_index: 1, task_id: null, due_at: clock.seconds() + 86_400 });
+    expect((await t.test.patch(`/v1/enrollments/${paused.id}`, { status: 'active' })).statusCode).toBe(200);
+    const outbox = async () => (await all(t.test, `/v1/outbox?record_id=${sequence.id}`)).map((m) => m.contact_id).sort();
+    expect(await waitFor(outbox, (sent) => sent.length === 1)).toEqual([paused.contact_id]);
+    clock.advance(86_400);
+    expect(await waitFor(outbox, (sent) => sent.length === 2)).toEqual([calling.contact_id, paused.contact_id].sort());
   });
 
   it('refuses live keys with 403 and never touches live data or other organizations', async () => {
@@ -214,8 +234,8 @@ describe('sandbox reset and live streams', () => {
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
       // and notes; the products, the quote made and sent; the mailbox (kept) given back its owner, Ada,
-      // made again; the mailbox attached to the draft campaign; the sequence and its two steps.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 3 * reset.sequences;
+      // made again; the mailbox attached to the draft campaign; the sequence and its three steps.
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 4 * reset.sequences;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

@@ -20,7 +20,7 @@ import { seedSandboxDomain } from './sandbox.domains.ts';
 import { seedSandboxMailbox } from './sandbox.mailboxes.ts';
 import { attachSandboxMailbox } from './sandbox.campaigns.ts';
 import { SANDBOX_MEMBERS, seedSandboxMembers } from './sandbox.members.ts';
-import { SANDBOX_SEQUENCES, seedSandboxSequence } from './sandbox.sequences.ts';
+import { SANDBOX_SEQUENCE_TASKS, SANDBOX_SEQUENCES, seedSandboxSequence } from './sandbox.sequences.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
 import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
@@ -41,7 +41,7 @@ export interface SandboxSummary {
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS, sequences: SANDBOX_SEQUENCES };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS + SANDBOX_SEQUENCE_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS, sequences: SANDBOX_SEQUENCES };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
