@@ -749,6 +749,7 @@ export interface SequencesTable {
   created_at: number;
   updated_at: number;
   campaign_id: string | null;
+  deleted_at: number | null;
 }
 
 export interface SettingsTable {

@@ -70,6 +70,10 @@ describe.each(created.map((r) => [r.plural, r] as const))('kernel resource %s', 
     expect(json(deleted)).toEqual({ data: { id: record.id, deleted: true } });
     expect(json(await call('GET', `/v1/${plural}?limit=1`)).pagination.total).toBe(before);
     expect((await eventsOf(call, `${r.name}.deleted`)).some((e) => e.data.object.id === record.id)).toBe(true);
+    // A soft delete keeps the row, stamped, for what still names it; a delete leaves none.
+    const stamp = r.softDelete ? sql.ref('deleted_at') : sql`null`;
+    const left = await sql<{ deleted_at: unknown }>`select ${stamp} as deleted_at from ${sql.table(r.table)} where id = ${record.id}`.execute(app.services.database.db);
+    expect(left.rows.map((row) => row.deleted_at !== null)).toEqual(r.softDelete ? [true] : []);
     for (const [method, url, body] of [['GET', '', undefined], ...(updates ? [['PATCH', '', change] as const] : []), ['DELETE', '', undefined]] as const) {
       const gone = await call(method, `/v1/${plural}/${record.id}${url}`, body);
       expect(gone.status, `${method} after delete`).toBe(404);

@@ -10,7 +10,8 @@ import { changesOf } from './changes.ts';
 import { checkValue, definitionsIn, uniqueForm, type FieldDefinition } from './custom-fields.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
 import { applyUpdate, createRecord, getRow, presentOne, selectRow } from './store.ts';
-import { selectIn, type TenantTable } from './tenancy.ts';
+import { recordsIn } from './soft-delete.ts';
+import { selectIn } from './tenancy.ts';
 
 export type AssertAction = 'created' | 'updated' | 'noop';
 
@@ -45,7 +46,7 @@ export async function findMatch(r: Resource, w: WriteContext, input: Record<stri
     // The oldest record with the key, picked here: `order by id` (or `min(id)`) would let SQLite walk
     // the tenant's ids in order instead of reading the key's index, a scan of the tenant.
     // Read as by id (getRow), with what the resource reads alongside: an update starts from this row.
-    const rows = await selectRow(r, selectIn(w.tx, r.table as TenantTable, w.scope), true).where(sql.ref(field), '=', value).execute() as Row[];
+    const rows = await selectRow(r, recordsIn(r, w.tx, w.scope), true).where(sql.ref(field), '=', value).execute() as Row[];
     if (rows.length > 0) return rows.reduce((a, b) => (b.id < a.id ? b : a));
   }
   const custom = (input.custom_fields ?? {}) as Record<string, unknown>;

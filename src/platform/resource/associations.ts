@@ -11,6 +11,7 @@ import { Str } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { WriteContext } from '../write.ts';
 import type { FilterSpec, Resource } from './define.ts';
+import { recordsIn } from './soft-delete.ts';
 import { deleteIn, selectIn, tenantOf } from './tenancy.ts';
 
 /** The kinds of record a record can be associated with: its key in `associations`, its filter, its table. */
@@ -90,7 +91,7 @@ export async function writeAssociations(r: Resource, w: WriteContext, recordId: 
     if (wanted === undefined) continue;
     const unique = [...new Set(wanted)];
     if (unique.length > 0) {
-      const found = await selectIn(w.tx, kind.table, w.scope).select('id').where('id', 'in', unique).execute();
+      const found = await recordsIn(resource, w.tx, w.scope).select(sql.ref('id').as('id')).where(sql.ref('id'), 'in', unique).execute();
       if (found.length < unique.length) throw notFound(resource.notFound);
     }
     await deleteIn(w.tx, 'record_associations', w.scope).where('record_id', '=', recordId).where('target', '=', kind.table).execute();

@@ -6,7 +6,7 @@ import { conflict } from '../errors.ts';
 import type { WriteContext } from '../write.ts';
 import { same } from './changes.ts';
 import type { Resource, Row } from './define.ts';
-import { selectIn, type TenantTable } from './tenancy.ts';
+import { recordsIn } from './soft-delete.ts';
 
 /**
  * Refuses (409, the cap's message) a write that would make the record count when it did not (a
@@ -19,7 +19,7 @@ export async function checkCap(r: Resource, w: WriteContext, row: Record<string,
   const f = cap.field === undefined ? undefined : r.fields[cap.field];
   const counts = (values: Record<string, unknown>) => !f || same(f.fromRow(values[cap.field!]), cap.value);
   if (before ? counts(before) || !counts({ ...before, ...row }) : !counts(row)) return;
-  let q = selectIn(w.tx, r.table as TenantTable, w.scope);
+  let q = recordsIn(r, w.tx, w.scope);
   if (f) q = q.where(sql.ref(cap.field!), '=', f.toRow(cap.value) as never);
   const { n } = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   if (Number(n) >= cap.max) throw conflict(cap.message);

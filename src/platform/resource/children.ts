@@ -16,6 +16,7 @@ import type { WriteContext } from '../write.ts';
 import { same } from './changes.ts';
 import type { ApiRecord, Resource, Row } from './define.ts';
 import type { Field } from './fields.ts';
+import { notDeleted } from './soft-delete.ts';
 import { getRow, present, presentOne } from './store.ts';
 import { deleteIn, rowsByIds, selectIn, tenantOf, updateIn, type TenantTable } from './tenancy.ts';
 
@@ -208,8 +209,8 @@ export async function removeChild(c: Children, w: WriteContext, parentId: string
 
 /**
  * A page of a parent's children by key, last key first, with their exact total. Children whose key
- * names a record that is gone are not listed: a list's cascade deletes its contacts without their
- * hooks, so a link can outlive its contact until the next write.
+ * names a record that is gone (or soft-deleted) are not listed: a list's cascade deletes its
+ * contacts without their hooks, so a link can outlive its contact until the next write.
  */
 export function childrenPage(c: Children, db: Kysely<DB>, scope: Scope, parentId: string) {
   const ref = c.key.ref;
@@ -217,7 +218,8 @@ export function childrenPage(c: Children, db: Kysely<DB>, scope: Scope, parentId
     const q = ofParent(c, db, scope, parentId);
     if (!ref) return q;
     const t = ref.resource.table;
-    return q.where(sql<SqlBool>`exists (select 1 from ${sql.table(t)} r where r.org_id = ${sql.ref(`${c.table}.org_id`)} and r.mode = ${sql.ref(`${c.table}.mode`)} and r.id = ${sql.ref(`${c.table}.${c.key.column}`)})`);
+    const kept = ref.resource.softDelete ? sql` and ${notDeleted('r')}` : sql``;
+    return q.where(sql<SqlBool>`exists (select 1 from ${sql.table(t)} r where r.org_id = ${sql.ref(`${c.table}.org_id`)} and r.mode = ${sql.ref(`${c.table}.mode`)} and r.id = ${sql.ref(`${c.table}.${c.key.column}`)}${kept})`);
   };
   return {
     count: async () => Number((await children().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n),

@@ -120,6 +120,13 @@ export interface ResourceDefinition {
   /** Records are configuration, like API keys (webhook endpoints): the sandbox reset keeps them. */
   keptOnReset?: boolean;
   /**
+   * DELETE keeps the row, stamped `deleted_at` (soft-delete.ts), and the records of cascade
+   * relations to it: it answers and records what a delete does, and the record is then 404 to every
+   * route and absent from lists, totals, filters, searches and reference checks. Its `beforeDelete`
+   * stops what the record was doing. Not with unique fields (their indexes would hold deleted values).
+   */
+  softDelete?: boolean;
+  /**
    * At most `max` records per organization and mode, counting those whose `field` holds `value` when
    * given (the active ones): a create or update that would make one more is 409 `message` (caps.ts).
    */
@@ -247,6 +254,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
   if (definition.storedJson && (definition.hooks?.list || definition.hooks?.asOf || definition.readsClock || definition.associations)) {
     throw new Error(`${definition.plural}: storedJson cannot go with hooks.list, hooks.asOf, readsClock or associations`);
   }
+  if (definition.softDelete && Object.values(definition.fields).some((f) => f.unique)) throw new Error(`${definition.plural}: softDelete cannot go with unique fields, whose indexes would hold deleted records' values`);
   const custom = definition.customFields ? { ...definition, fields: { ...definition.fields, custom_fields: customFieldsField() } } : definition;
   // A lifecycle's state field comes from its declaration, in the place the definition gives it.
   const life = custom.lifecycle;
@@ -326,6 +334,8 @@ export function linkResources(resources: Resource[]): void {
       if (!f.ref) continue;
       const target = resources.find((t) => t.table === f.ref!.table);
       if (!target) continue;
+      // A cascade runs no hooks of the records it deletes: a soft-deleted record would skip its own delete.
+      if (resource.softDelete && f.ref.onDelete === 'cascade') throw new Error(`${resource.plural}: a resource that soft-deletes cannot cascade from ${target.plural} (${column}): use set null or restrict`);
       target.dependents.push({ resource, column, onDelete: f.ref.onDelete });
       resource.refTargets.set(column, target);
     }

@@ -14,11 +14,10 @@ import { readCounter } from '../write.ts';
 import { hasCustomFilters, whereCustomFields } from './custom-field-values.ts';
 import type { FilterOp, Resource, Row } from './define.ts';
 import { memberOf } from './memberships.ts';
-import { selectIn, type TenantTable } from './tenancy.ts';
+import { recordsIn } from './soft-delete.ts';
+import type { selectIn } from './tenancy.ts';
 
 type Query = Record<string, unknown>;
-
-const table = (r: Resource) => r.table as TenantTable;
 
 /**
  * The row's columns, the values the resource reads alongside (see `alongside`) and, given a scope,
@@ -71,11 +70,11 @@ function bound(f: Filter, dialect: Dialect, query: Query): unknown {
 }
 
 /**
- * The tenant's rows matching the query's filters; `base` replaces the tenant-scoped start (a group's
- * own index path), and must be scoped to the tenant itself.
+ * The tenant's records matching the query's filters; `base` replaces the tenant-scoped start (a
+ * group's own index path), and must be scoped to the tenant (and leave deleted records out) itself.
  */
 export function filtered(r: Resource, db: Kysely<DB>, dialect: Dialect, scope: Scope, query: Query, base?: ReturnType<typeof selectIn>) {
-  let q = base ?? selectIn(db, table(r), scope);
+  let q = base ?? recordsIn(r, db, scope);
   for (const f of usedFilters(r, query)) {
     q = q.where(f.op === 'where' ? f.where!(r.table, String(filterValue(f, query))) : FILTER_OPS[f.op].condition(bound(f, dialect, query), { column: f.column, table: r.table, dialect }));
   }

@@ -14,7 +14,7 @@ import { compileSearch, parseKey, searchCount, searchPage, type SearchRequest } 
 import { searchWords, textMatch, textRank } from './search-index.ts';
 import { globalSearchResult, GlobalSearchQuery, searchBody } from './search-schemas.ts';
 import { present } from './store.ts';
-import { selectIn, type TenantTable } from './tenancy.ts';
+import { recordsIn } from './soft-delete.ts';
 
 /** The resources of `all` that are searchable; checks that their search fields are text fields. */
 export function searchable(all: Resource[]): Resource[] {
@@ -74,12 +74,11 @@ export function searchRoutes(all: Resource[]): FastifyPluginAsync {
       // Only the objects the key may read (GET /v1/search itself needs search:read).
       const readable = resources.filter((r) => grants(req.apiKey?.scopes ?? [], `${r.plural}:read`));
       const groups = await Promise.all(readable.map(async (r) => {
-        const table = r.table as TenantTable;
         const match = textMatch(dialect, r.table, r.search!, words);
         const [rows, count] = await Promise.all([
-          selectIn(db, table, req.scope).where(match).selectAll()
+          recordsIn(r, db, req.scope).where(match).selectAll()
             .orderBy(sql`${textRank(dialect, r.table, r.search!, words)}`, 'desc').orderBy(sql.ref(`${r.table}.id`), 'desc').limit(limit).execute(),
-          selectIn(db, table, req.scope).where(match).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+          recordsIn(r, db, req.scope).where(match).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
         ]);
         return [r.plural, { total: Number(count.n), data: await present(r, db, req.scope, rows as never) }] as const;
       }));

@@ -13,7 +13,8 @@ import type { Scope } from '../scope.ts';
 import type { Resource } from './define.ts';
 import { searchWords, textMatch } from './search-index.ts';
 import { searchFields, valueOf, whereValue, type SearchField, type ValueType } from './search-fields.ts';
-import { selectIn, type TenantTable } from './tenancy.ts';
+import { recordsIn } from './soft-delete.ts';
+import { selectIn } from './tenancy.ts';
 
 export const OPERATORS = ['eq', 'neq', 'any_of', 'none_of', 'all_of', 'contains', 'starts_with', 'is_empty', 'is_not_empty', 'between', 'gt', 'gte', 'lt', 'lte', 'exists'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -167,7 +168,7 @@ export async function compileSearch(r: Resource, db: Kysely<DB>, dialect: Dialec
 
 /** The tenant's rows matching the compiled search. */
 export function matching(r: Resource, db: Kysely<DB>, scope: Scope, c: CompiledSearch) {
-  let q = selectIn(db, r.table as TenantTable, scope);
+  let q = recordsIn(r, db, scope);
   for (const w of c.where) q = q.where(w);
   return q;
 }

@@ -82,7 +82,7 @@ export async function resumeEnrollment(w: WriteContext, row: Row): Promise<Actio
   return { set: { due_at: due, paused_until: null } };
 }
 
-/** Finishes every open enrollment of the sequence in one statement (a terminated sequence's). */
+/** Finishes every open enrollment of the sequence in one statement (a terminated or deleted sequence's). */
 export async function finishAllOpen(w: WriteContext, sequenceId: string, reason: string): Promise<number> {
   const result = await w.tx.updateTable('sequence_enrollments')
     .set({ status: 'finished', reason, due_at: null, finished_at: w.now, updated_at: w.now })
