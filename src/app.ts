@@ -9,6 +9,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
 import { systemClock, useClock, type Clock } from './platform/clock.ts';
+import { useProviderConfig } from './platform/providers/registry.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
   useClock(clock);
   usePublicUrl(config.publicUrl);
+  useProviderConfig(config);
   const ownDatabase = !options.database;
   const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);

@@ -66,6 +66,8 @@ export interface Config {
   spfInclude: string;
   /** The operator's default SMTP server for live e-mail (`smtp://user:pass@host:587`, `smtps://…:465`), for organizations with no connection of their own. */
   emailSmtpUrl: string | undefined;
+  /** The operator's default SMS provider for live texts, for organizations with no connection of their own: `local` (recorded, nothing sent), the only one there is. */
+  smsProvider: 'local' | undefined;
   /** Where a sending domain's `bounces.` name points (CNAME): the host that receives its bounces. */
   returnPathTarget: string;
 }
@@ -140,6 +142,14 @@ function smtpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw;
 }
 
+/** One of `values`, or undefined when unset. */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be ${values.join(' or ')}, or unset; got "${raw}"`);
+  return raw as T;
+}
+
 /** A host name a DNS record can point at. */
 function hostName(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = (env[name] || fallback).toLowerCase().replace(/\.$/, '');
@@ -211,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsTimeoutMs: int(env, 'DNS_TIMEOUT_MS', 5_000, 100),
     spfInclude: hostName(env, 'SPF_INCLUDE', '_spf.mail.revenue-data.example'),
     emailSmtpUrl: smtpUrl(env, 'EMAIL_SMTP_URL'),
+    smsProvider: oneOf(env, 'SMS_PROVIDER', ['local'] as const),
     returnPathTarget: hostName(env, 'RETURN_PATH_TARGET', 'bounces.mail.revenue-data.example'),
   });
 }

@@ -12,6 +12,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { closeSmtpPools, useSmtpPolicy } from './platform/providers/email/smtp.ts';
+import { useProviderConfig } from './platform/providers/registry.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';
 import { consumeEvents } from './platform/write.ts';
@@ -21,6 +22,7 @@ import { JOB_KINDS, SCHEDULES } from './resources/job-kinds.ts';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   usePublicUrl(config.publicUrl);
+  useProviderConfig(config);
   const log = pino({ level: config.logLevel });
   // Background work yields the CPU to API processes of the same machine; it takes what they leave.
   try {

@@ -2,7 +2,7 @@
 // steps in the window (test mode: the local driver records every message in the outbox), each run of
 // the scheduler debits one credit per message it queued, spent credits hold the steps until the
 // balance is topped up, the campaign follows its sequence (paused, resumed, completed, terminated),
-// and a message the provider refuses for good gives its credit back.
+// a message the provider refuses for good gives its credit back, and SMS steps text each contact.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/orgs/orgs.ts';
 import { runWrite } from '../../src/platform/write.ts';
@@ -137,6 +137,46 @@ describe('campaigns that send', () => {
     const [refund] = await waitFor(() => ledger(c, 'refund'), (r) => r.length === 1);
     expect(refund).toMatchObject({ amount: 1, operation: 'campaign.send', resource_id: campaign.id, description: expect.stringContaining(message.id) });
     expect(await ledger(c, 'debit')).toMatchObject([{ amount: 1, resource_id: campaign.id }]);
+    expect(await balance(c)).toBe(1000);
+  });
+
+  it('texts its SMS steps to each contact\'s phone, one credit per text, and counts texts in what a launch must pay', async () => {
+    clock.set(at('2027-07-05T10:00:00Z')); // a Monday, in the window
+    const c = (await tenant(app, { sandbox: false })).test;
+    const list = await ok(c.post('/v1/lists', { name: `Audience ${++lists}`, type: 'contacts' }), 201);
+    for (const [i, phone] of ['+44 20 7946 0100', '+44 20 7946 0101'].entries()) await ok(c.post('/v1/contacts', { list_id: list.id, first_name: `Ada${i}`, phone }), 201);
+    const steps = [{ channel: 'sms', subject: 'Never sent', body: 'Hi {{first_name}}. Stop: {{ unsubscribe_link }}' }];
+    const campaign = await ok(c.post('/v1/campaigns', { name: 'Texts', list_id: list.id, steps, schedule: WEEKDAYS }), 201);
+    const launched = await launch(c, campaign);
+    expect(launched).toMatchObject({ status: 'active', audience_count: 2 });
+    const texts = await sent(c, launched.sequence_id, 2);
+    expect(texts.map((m) => [m.channel, m.status, m.to_addresses[0], m.subject]).sort()).toEqual([['sms', 'delivered', '+442079460100', null], ['sms', 'delivered', '+442079460101', null]]);
+    expect(texts.every((m) => /^Hi Ada[01]\. Stop: \S+\/public\/unsubscribe\/\S+$/.test(String(m.text)))).toBe(true);
+    const [debit] = await waitFor(() => ledger(c, 'debit'), (d) => d.length === 1);
+    expect(debit).toMatchObject({ amount: 2, operation: 'campaign.send', resource_id: campaign.id, description: 'Campaign "Texts": 2 messages sent' });
+    expect(await balance(c)).toBe(998);
+    await until(c, `/v1/campaigns/${campaign.id}`, 'completed');
+
+    // Two contacts, an e-mail and a text each: the launch needs four credits.
+    const org = await createOrganization(app.services.database, { defaultCredits: 3 }, `Three credits ${Date.now()}`);
+    const poor = client(app, org.test_token);
+    const both = await campaignOf(poor, 2, [{ channel: 'email', subject: 'Hello', body: 'Hi' }, { channel: 'sms', delay_days: 1, body: 'Hi' }]);
+    await fails(poor.post(`/v1/campaigns/${both.id}/launch`, { force: true }), 402, 'Not enough credits: the launch needs 4 (one per message it may send) and the balance is 3');
+  });
+
+  it('gives back the credit of a text the SMS provider refuses for good', async () => {
+    clock.set(at('2027-07-12T10:00:00Z'));
+    // Live mode through an sms connection to the local driver, which refuses +15005550001 (not a valid number).
+    const c = (await tenant(app, { sandbox: false })).live;
+    await ok(c.post('/v1/connections', { kind: 'sms', provider: 'local' }), 201);
+    const list = await ok(c.post('/v1/lists', { name: `Audience ${++lists}`, type: 'contacts' }), 201);
+    await ok(c.post('/v1/contacts', { list_id: list.id, first_name: 'Nobody', phone: '+1 500 555 0001' }), 201);
+    const campaign = await ok(c.post('/v1/campaigns', { name: 'Refused', list_id: list.id, steps: [{ channel: 'sms', body: 'Hi' }] }), 201);
+    const { sequence_id } = await launch(c, campaign);
+    const [text] = await waitFor(() => sentBy(c, sequence_id), (m) => m.length === 1);
+    expect(text).toMatchObject({ channel: 'sms', status: 'failed', provider: 'local', attempts: 1, error: expect.stringContaining('21211'), provider_answer: { response: expect.stringMatching(/^21211/) } });
+    const [refund] = await waitFor(() => ledger(c, 'refund'), (r) => r.length === 1);
+    expect(refund).toMatchObject({ amount: 1, resource_id: campaign.id, description: expect.stringContaining(text.id) });
     expect(await balance(c)).toBe(1000);
   });
 });

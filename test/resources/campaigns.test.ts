@@ -314,7 +314,7 @@ describe('campaigns', () => {
     expect((await t.live.get('/v1/sequences')).json().pagination.total).toBe(1);
   });
 
-  it('launches an empty audience without a debit, and refuses a campaign without a list', async () => {
+  it('launches an empty audience without a debit, and refuses a campaign without a list, a mailbox or (live) an SMS provider', async () => {
     const t = await tenant(app);
     const noList = await createCampaign(t.live, { name: 'Nowhere' });
     const refused = await t.live.post(`/v1/campaigns/${noList.id}/launch`, FORCED);
@@ -326,9 +326,11 @@ describe('campaigns', () => {
     expect(mute.statusCode).toBe(400);
     expect(mute.json().detail).toBe('Campaign has e-mail steps and no mailbox to send them from: set mailbox_ids before launching');
     const texting = await createCampaign(t.live, { name: 'Texts', list_id: await createList(t.live), steps: [{ channel: 'sms', body: 'Hi' }] });
+    // Live texts with no SMS provider configured: the launch is refused whole, even forced.
     const sms = await t.live.post(`/v1/campaigns/${texting.id}/launch`, FORCED);
-    expect(sms.statusCode).toBe(400);
-    expect(sms.json().detail).toMatch(/^Campaign has SMS steps/);
+    expect(sms.statusCode).toBe(503);
+    expect(sms.json()).toMatchObject({ type: 'provider_not_configured', detail: expect.stringMatching(/^No SMS provider is configured/) });
+    expect((await t.live.get(`/v1/campaigns/${texting.id}`)).json().data).toMatchObject({ status: 'draft', sequence_id: null });
 
     const empty = await createCampaign(t.live, { name: 'Empty', list_id: await createList(t.live), steps: STEPS, mailbox_ids: [await mailboxOf(t.live)] });
     const res = await t.live.post(`/v1/campaigns/${empty.id}/launch`, FORCED);

@@ -91,13 +91,17 @@ describe('connections', () => {
     await ok(allowed.live.post('/v1/connections', { ...smtp, settings: { smtp: { host: '127.0.0.1', port: 2525 } } }), 201);
   });
 
-  it('filters by kind and provider', async () => {
+  it('filters by kind and provider, and takes the local driver for sms', async () => {
     const t = await tenant(app, noSandbox);
     const real = await ok(t.live.post('/v1/connections', smtp), 201);
     const local = await ok(t.live.post('/v1/connections', { kind: 'email', provider: 'local' }), 201);
     expect(ids(await ok(t.live.get('/v1/connections')) as Json[])).toEqual([local.id, real.id]);
     expect(ids(await ok(t.live.get('/v1/connections?provider=smtp')) as Json[])).toEqual([real.id]);
     expect(ids(await ok(t.live.get('/v1/connections?provider=local&kind=email')) as Json[])).toEqual([local.id]);
+    const sms = await ok(t.live.post('/v1/connections', { kind: 'sms', provider: 'local', name: 'Texts recorded' }), 201);
+    expect(sms).toMatchObject({ kind: 'sms', provider: 'local', credentials_set: false });
+    expect(ids(await ok(t.live.get('/v1/connections?kind=sms')) as Json[])).toEqual([sms.id]);
+    expect((await fails(t.live.post('/v1/connections', { kind: 'sms', provider: 'twilio' }), 400)).detail).toBe('Invalid provider for kind sms: must be one of local');
   });
 
   it('belongs to one organization and mode, and needs the connections scopes', async () => {

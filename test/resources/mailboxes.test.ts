@@ -43,10 +43,7 @@ describe('mailboxes', () => {
     const theirs = await ok(other.live.post('/v1/connections', { kind: 'email', provider: 'local' }), 201);
     await fails(t.live.post('/v1/mailboxes', { email: 'a@example.com', connection_id: theirs.id }), 404, 'Connection not found');
     await fails(t.live.post('/v1/mailboxes', { email: 'a@example.com', connection_id: 'conn_nope' }), 404, 'Connection not found');
-    // No other kind exists yet: a row of another kind stands for the next one (sms).
-    await app.services.database.db.updateTable('connections').set({ kind: 'sms' }).where('id', '=', theirs.id).execute();
-    const sms = await ok(t.live.post('/v1/connections', { kind: 'email', provider: 'local' }), 201);
-    await app.services.database.db.updateTable('connections').set({ kind: 'sms' }).where('id', '=', sms.id).execute();
+    const sms = await ok(t.live.post('/v1/connections', { kind: 'sms', provider: 'local' }), 201);
     const refused = await fails(t.live.post('/v1/mailboxes', { email: 'a@example.com', connection_id: sms.id }), 422);
     expect(refused).toMatchObject({ param: 'connection_id', detail: expect.stringMatching(/kind sms/) });
     const box = await mailbox(t.live, { email: 'a@example.com', connection_id: conn.id });

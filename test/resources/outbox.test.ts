@@ -1,11 +1,14 @@
-// The outbox, its send job and the local driver through HTTP: messages queued in a write are sent by
+// The outbox, its send job and the local drivers through HTTP: messages queued in a write are sent by
 // the job (test mode: the local driver, whose `bounce@` addresses bounce and suppress), keyed by what
 // they send (one message, one Message-ID), marketing mail's one-click unsubscribe, filters, simulated
-// outcomes, live mode with no provider configured, and a send interrupted during the provider's call
-// failed rather than sent again.
+// outcomes, live mode with no provider configured, a send interrupted during the provider's call
+// failed rather than sent again, and texts (the SMS kind) under the same rules.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queueEmail, type OutgoingEmail } from '../../src/platform/outbox/send.ts';
+import { loadConfig } from '../../src/config.ts';
+import { queueEmail, queueSms, type OutgoingEmail, type OutgoingSms } from '../../src/platform/outbox/send.ts';
+import { resolveProvider } from '../../src/platform/providers/registry.ts';
+import { smsKind } from '../../src/platform/providers/sms/sms.ts';
 import { runWrite } from '../../src/platform/write.ts';
 import { INTERRUPTED } from '../../src/resources/outbox/outbox.jobs.ts';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
@@ -20,6 +23,8 @@ const noSandbox = { sandbox: false };
 const email = (to: string, more: Partial<OutgoingEmail> = {}): OutgoingEmail => ({ from: 'ada@example.com', to: [to], subject: 'Hello', text: 'Hello there', ...more });
 const queue = (t: Tenant, mode: 'test' | 'live', message: OutgoingEmail, key = `k:${randomUUID()}`) =>
   runWrite(app.services.database, { orgId: t.org_id, mode }, (w) => queueEmail(w, key, message));
+const text = (t: Tenant, mode: 'test' | 'live', message: OutgoingSms, key = `k:${randomUUID()}`) =>
+  runWrite(app.services.database, { orgId: t.org_id, mode }, (w) => queueSms(w, key, message));
 const settled = (c: Client, id: string) => waitFor(() => ok(c.get(`/v1/outbox/${id}`)), (m) => m.status !== 'queued', 30_000);
 const eventsOf = async (c: Client, type: string) => (await ok(c.get(`/v1/events?type=${type}`))) as Json[];
 
@@ -161,5 +166,44 @@ describe('outbox and the local driver', () => {
     expect(failed).toMatchObject({ status: 'failed', error: INTERRUPTED, attempts: 1, sent_at: null, delivered_at: null });
     expect(await eventsOf(t.test, 'message.sent')).toEqual([]);
     expect((await eventsOf(t.test, 'message.failed')).length).toBe(1);
+  });
+
+  it('sends a text through the local SMS driver once per send key; refused, suppressed and interrupted texts are not sent', async () => {
+    const t = await tenant(app, noSandbox);
+    const key = `k:${randomUUID()}`;
+    const first = await text(t, 'test', { to: '+442079460123', text: 'Hello there' }, key);
+    expect(await text(t, 'test', { to: '+442079460999', text: 'Changed' }, key)).toEqual({ ...first, created: false });
+    expect(first.message_id).toMatch(/^sms_[0-9a-f]{40}$/);
+    expect(await settled(t.test, first.id)).toMatchObject({
+      channel: 'sms', status: 'delivered', provider: 'local', from_address: '+12015550100', to_addresses: ['+442079460123'], subject: null,
+      text: 'Hello there', attempts: 1, delivered_at: expect.any(Number), provider_answer: { id: expect.stringMatching(/^SMlocal/) },
+    });
+    expect(ids(await ok(t.test.get('/v1/outbox?channel=sms')) as Json[])).toEqual([first.id]);
+    // A number the gateway cannot text is refused for good; the local driver does so for +15005550009.
+    const refused = await text(t, 'test', { to: '+15005550009', text: 'x' });
+    expect(await settled(t.test, refused.id)).toMatchObject({ status: 'failed', attempts: 1, error: expect.stringContaining('21614'), provider_answer: { response: expect.stringMatching(/^21614/) } });
+    // A suppression on sms stops texts; one of e-mail does not.
+    await ok(t.test.post('/v1/suppressions', { channel: 'sms', address: '+442079460777' }), 201);
+    const suppressed = await text(t, 'test', { to: '+442079460777', text: 'x' });
+    expect(await ok(t.test.get(`/v1/outbox/${suppressed.id}`))).toMatchObject({ status: 'suppressed', attempts: 0, error: '+442079460777 is suppressed (manual)' });
+    // A bounce reported for a text suppresses the number on sms.
+    await ok(t.test.post(`/v1/outbox/${first.id}/simulate`, { outcome: 'bounced', reason: '30003 Unreachable' }));
+    expect((await ok(t.test.get('/v1/suppressions?address=%2B442079460123')) as Json[]).map((x) => [x.channel, x.reason])).toEqual([['sms', 'hard_bounce']]);
+    const interrupted = await runWrite(app.services.database, { orgId: t.org_id, mode: 'test' }, async (w) => {
+      const queued = await queueSms(w, `k:${randomUUID()}`, { to: '+442079460124', text: 'x' });
+      await w.tx.updateTable('outbox_messages').set({ attempted_at: w.now, attempts: 1 }).where('id', '=', queued.id).execute();
+      return queued;
+    });
+    expect(await settled(t.test, interrupted.id)).toMatchObject({ status: 'failed', error: INTERRUPTED, attempts: 1, sent_at: null });
+  });
+
+  it('fails a live text with no sms connection and no SMS_PROVIDER, naming both; SMS_PROVIDER=local is the operator\'s default', async () => {
+    const t = await tenant(app, noSandbox);
+    const q = await text(t, 'live', { to: '+442079460123', text: 'Hello' });
+    expect(await settled(t.live, q.id)).toMatchObject({ status: 'failed', sent_at: null, error: 'No SMS provider is configured: create a connection (POST /v1/connections with "kind": "sms") or set SMS_PROVIDER' });
+    const scope = { orgId: t.org_id, mode: 'live' as const };
+    const resolved = await resolveProvider(smsKind, { db: app.services.database.db, scope, secret: app.services.secret, config: loadConfig({ SMS_PROVIDER: 'local' }) });
+    expect(resolved).toMatchObject({ provider: 'local', connectionId: null });
+    expect(() => loadConfig({ SMS_PROVIDER: 'pigeon' })).toThrow('SMS_PROVIDER must be local, or unset; got "pigeon"');
   });
 });

@@ -50,7 +50,7 @@ const sentOf = async (c: Client, id: string) => (await outboxOf(c, id)).filter((
 const sent = (c: Client, id: string, n: number) => waitFor(() => sentOf(c, id), (m) => m.length >= n);
 
 describe('sequences', () => {
-  it('keeps its steps in order, checks their templates when saved, and refuses SMS', async () => {
+  it('keeps its steps in order, checks their templates when saved, and an SMS step\'s rules', async () => {
     const s = await setup([]);
     const seq = await sequence(s, {}, []);
     expect(seq).toMatchObject({
@@ -80,7 +80,16 @@ describe('sequences', () => {
     await fails(s.c.post(steps, { body: '{{ contact.custom_fields.plan }}' }), 422);
     await ok(s.c.post('/v1/fields', { object: 'contacts', name: 'plan', title: 'Plan', data_type: 'text' }), 201);
     await ok(s.c.post(steps, { body: 'On {{ contact.custom_fields.plan }}, {{ first_name | default: "there" }}, from {{ sender.name }}: {{ unsubscribe_url }}' }), 201);
-    expect((await refusal({ step_type: 'SMS', body: 'x' }))[0].loc).toEqual(['body', 'step_type']);
+    // A text: a body (its template checked), no subject, sent by the sequence, within what gateways take.
+    expect((await refusal({ step_type: 'SMS', subject: 'Hi', body: 'x' }))[0].loc).toEqual(['body', 'subject']);
+    expect((await refusal({ step_type: 'SMS' }))[0]).toMatchObject({ loc: ['body', 'body'], msg: 'An SMS step needs a body: the text to send' });
+    expect((await refusal({ step_type: 'SMS', body: 'x', input_type: 'ON_DEMAND' }))[0].loc).toEqual(['body', 'input_type']);
+    expect((await refusal({ step_type: 'SMS', body: 'x'.repeat(1601) }))[0].loc).toEqual(['body', 'body']);
+    expect((await refusal({ step_type: 'SMS', body: 'x', variants: [{ subject: 'No', body: 'y', weight: 1 }] }))[0].loc).toEqual(['body', 'variants', '0', 'subject']);
+    expect((await refusal({ step_type: 'SMS', body: 'Hi {{ contact.frist_name }}' }))[0]).toMatchObject({ loc: ['body', 'body'], type: 'value_error.template_variable' });
+    const text = await ok(s.c.post(steps, { step_type: 'SMS', body: 'Hi {{ first_name | default: "there" }}: {{ unsubscribe_url }}' }), 201);
+    expect(text).toMatchObject({ step_type: 'SMS', subject: null, input_type: 'TEMPLATE' });
+    expect((await fails(s.c.patch(`${steps}/${a.id}`, { step_type: 'SMS' }), 422)).detail[0].loc).toEqual(['body', 'subject']);
     await fails(s.c.post('/v1/sequences/seq_nope/steps', { body: 'x' }), 404, 'Sequence not found');
 
     expect((await fails(s.c.post('/v1/sequences', { name: 'x', schedule: { timezone: 'Mars/Olympus' } }), 422)).detail[0].loc).toEqual(['body', 'schedule', 'timezone']);
@@ -138,6 +147,22 @@ describe('sequences', () => {
     expect(analytics.map((x: Json) => [x.step_order, x.sent])).toEqual([[1, 2], [2, 2]]);
     // Nothing is sent twice: one message per enrollment and step.
     expect(new Set(all.map((m) => `${m.contact_id}:${m.step_id}`)).size).toBe(4);
+  });
+
+  it('sends nothing to a suppressed contact (its own suppression, its address or domain on a suppression list): the enrollment finishes suppressed', async () => {
+    clock.set(at('2027-05-03T10:00:00Z')); // a Monday, in the window
+    const s = await setup(['grace@example.org', 'own@example.org', 'listed@example.org', 'anyone@blocked.example'].map((work_email) => ({ work_email })));
+    await ok(s.c.post('/v1/suppressions', { channel: 'email', address: 'own@example.org' }), 201);
+    const list = await ok(s.c.post('/v1/lists', { name: 'Do not contact', type: 'suppressions' }), 201);
+    await ok(s.c.post(`/v1/lists/${list.id}/entries`, { values: ['listed@example.org', 'blocked.example'] }), 201);
+    const seq = await sequence(s, {}, [{ subject: 'Hi', body: 'x' }]);
+    await ok(s.c.post(`/v1/sequences/${seq.id}/run`));
+    await until(s.c, seq.id, 'completed');
+    await sent(s.c, seq.id, 4);
+    const byAddress = Object.fromEntries((await outboxOf(s.c, seq.id)).map((m) => [m.to_addresses[0], m.status]));
+    expect(byAddress).toEqual({ 'grace@example.org': 'delivered', 'own@example.org': 'suppressed', 'listed@example.org': 'suppressed', 'anyone@blocked.example': 'suppressed' });
+    const reasons = (await enrollmentsOf(s.c, seq.id)).map((e) => e.reason).sort();
+    expect(reasons).toEqual(['completed', 'suppressed', 'suppressed', 'suppressed']);
   });
 
   it('reads the hours in each contact\'s time zone, across a daylight-saving change', async () => {
@@ -307,5 +332,58 @@ describe('sequences', () => {
     expect(preview).toEqual({ step_id: step.id, step_type: 'EMAIL', from: 'ada@sender.example', to: 'grace@example.org', subject: 'Hi Grace', text: 'From Ada\n\n-- \nAda, Sender Inc.' });
     await fails(s.c.post(`/v1/sequences/${seq.id}/preview`, { contact_id: 'con_nope', step_id: step.id }), 404, 'Contact not found');
     await fails(s.c.post(`/v1/sequences/${seq.id}/preview`, { contact_id: s.contacts[0].id, step_id: 'stp_nope' }), 404, 'Step not found');
+  });
+
+  it('texts an SMS step to the contact\'s phone through the local driver; a contact without a number fails, a suppressed number is not sent', async () => {
+    clock.set(at('2027-05-10T10:00:00Z')); // a Monday, in the window
+    const s = await setup([
+      { first_name: 'Grace', phone: '+44 20 7946 0123' }, { first_name: 'Alan' }, { first_name: 'Linus', phone: '020 7946 0999' }, { first_name: 'Hedy', phone: '+1 (201) 555-0142' },
+    ]);
+    await ok(s.c.post('/v1/suppressions', { channel: 'sms', address: '+12015550142' }), 201);
+    const seq = await sequence(s, {}, [{ step_type: 'SMS', body: 'Hi {{ contact.first_name }}, {{ sender.name }} here. Stop: {{ unsubscribe_url }}' }]);
+    const [step] = (await get(s.c, `/v1/sequences/${seq.id}/steps`)) as unknown as Json[];
+    const preview = await ok(s.c.post(`/v1/sequences/${seq.id}/preview`, { contact_id: s.contacts[0].id, step_id: step.id }));
+    expect(preview).toMatchObject({ step_type: 'SMS', from: null, to: '+442079460123', subject: '', text: expect.stringMatching(/^Hi Grace, Ada here\. Stop: \S+\/public\/unsubscribe\/preview$/) });
+    await ok(s.c.post(`/v1/sequences/${seq.id}/run`));
+    const messages = await sent(s.c, seq.id, 2);
+    expect(messages.map((m) => [m.to_addresses[0], m.status]).sort()).toEqual([['+12015550142', 'suppressed'], ['+442079460123', 'delivered']]);
+    const text = messages.find((m) => m.status === 'delivered')!;
+    expect(text).toMatchObject({
+      channel: 'sms', provider: 'local', from_address: '+12015550100', subject: null, html: null, mailbox_id: null, contact_id: s.contacts[0].id, step_id: step.id,
+      message_id: expect.stringMatching(/^sms_[0-9a-f]{40}$/), provider_answer: { id: expect.stringMatching(/^SMlocal[0-9a-f]{32}$/) }, attempts: 1,
+    });
+    expect(text.text).toMatch(/^Hi Grace, Ada here\. Stop: https?:\/\/\S+\/public\/unsubscribe\/\S+$/);
+    expect((await get(s.c, `/v1/outbox?channel=sms&record_id=${seq.id}`)).length).toBe(2);
+    await until(s.c, seq.id, 'completed');
+    const byName = Object.fromEntries((await enrollmentsOf(s.c, seq.id)).map((e) => [s.contacts.find((c) => c.id === e.contact_id)!.first_name, [e.status, e.reason, e.error]]));
+    expect(byName).toEqual({
+      Grace: ['finished', 'completed', null], Alan: ['failed', null, 'The contact has no phone number'],
+      Linus: ['failed', null, expect.stringContaining('has no country code')], Hedy: ['finished', 'suppressed', null],
+    });
+
+    // The text's own link unsubscribes the number from texts, and counts on its step.
+    const res = await app.inject({ method: 'POST', url: new URL(/\S+$/.exec(text.text)![0]).pathname });
+    expect(res.json().data).toEqual({ unsubscribed: true, channel: 'sms', address: '+442079460123' });
+    expect((await get(s.c, '/v1/suppressions?channel=sms')).map((x: Json) => [x.address, x.reason]).sort()).toEqual([['+12015550142', 'manual'], ['+442079460123', 'unsubscribed']]);
+    expect((await get(s.c, `/v1/sequences/${seq.id}/analytics`)).steps[0]).toMatchObject({ sent: 1, delivered: 1, unsubscribed: 1 });
+  });
+
+  it('refuses to run live SMS steps with no SMS provider (503), and texts through an sms connection', async () => {
+    clock.set(at('2027-05-17T10:00:00Z')); // a Monday
+    const t = await tenant(app, noSandbox);
+    const list = await ok(t.live.post('/v1/lists', { name: 'Texts', type: 'contacts' }), 201);
+    await ok(t.live.post('/v1/contacts', { list_id: list.id, first_name: 'Grace', phone: '+44 20 7946 0456' }), 201);
+    const seq = await ok(t.live.post('/v1/sequences', { name: 'Texts', associated_list_id: list.id }), 201);
+    await ok(t.live.post(`/v1/sequences/${seq.id}/steps`, { step_type: 'SMS', body: 'Hi {{ first_name }}' }), 201);
+    const noProvider = 'No SMS provider is configured: create a connection (POST /v1/connections with "kind": "sms") or set SMS_PROVIDER';
+    await fails(t.live.post(`/v1/sequences/${seq.id}/run`), 503, noProvider, { type: 'provider_not_configured' });
+    expect(await status(t.live, seq.id)).toBe('drafted');
+
+    const conn = await ok(t.live.post('/v1/connections', { kind: 'sms', provider: 'local', name: 'Records texts' }), 201);
+    expect(conn).toMatchObject({ kind: 'sms', provider: 'local' });
+    await ok(t.live.post(`/v1/sequences/${seq.id}/run`));
+    const [text] = await sent(t.live, seq.id, 1);
+    expect(text).toMatchObject({ channel: 'sms', status: 'delivered', provider: 'local', connection_id: conn.id, to_addresses: ['+442079460456'], text: 'Hi Grace' });
+    await until(t.live, seq.id, 'completed');
   });
 });

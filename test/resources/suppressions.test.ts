@@ -6,7 +6,7 @@
 // repeats without a second event.
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listUnsubscribeHeaders, suppress, suppressionOf, unsubscribeLink, type Channel } from '../../src/platform/outbox/suppressions.ts';
+import { listUnsubscribeHeaders, suppress, suppressionOf, suppressionsOf, unsubscribeLink, type Channel } from '../../src/platform/outbox/suppressions.ts';
 import type { Scope } from '../../src/platform/scope.ts';
 import { tenant, testApp, type Client } from '../helpers/app.ts';
 import { fails, ok, type Json } from '../helpers/records.ts';
@@ -144,6 +144,21 @@ describe('suppressionOf, the check before every send', () => {
     await ok(t.live.post('/v1/suppressions', { channel: 'sms', address: '+14155550100' }), 201);
     expect(await suppressionOf(db, scope, 'sms', '+14155550100')).toMatchObject({ reason: 'manual' });
     expect(await suppressionOf(db, scope, 'phone', '+14155550100')).toBeUndefined();
+  });
+
+  it('answers many addresses at once as it answers each (suppressionsOf, a scheduler run\'s read)', async () => {
+    const t = await fresh();
+    const scope = scopeOf(t);
+    const list = await ok(t.live.post('/v1/lists', { name: 'Do not contact', type: 'suppressions' }), 201);
+    await ok(t.live.post(`/v1/lists/${list.id}/entries`, { values: ['listed@example.com', 'blocked.example', 'both@example.com'] }), 201);
+    await ok(t.live.post('/v1/suppressions', { channel: 'email', address: 'both@example.com' }), 201);
+    await ok(t.live.post('/v1/suppressions', { channel: 'email', address: 'own@example.com' }), 201);
+    const addresses = ['free@example.com', ' LISTED@example.com', 'anyone@blocked.example', 'both@example.com', 'own@example.com', 'anyone@not-blocked.example'];
+    const many = await suppressionsOf(db, scope, 'email', addresses);
+    for (const address of addresses) expect(many.get(address.trim().toLowerCase())).toEqual(await suppressionOf(db, scope, 'email', address));
+    expect([...many.keys()].sort()).toEqual(['anyone@blocked.example', 'both@example.com', 'listed@example.com', 'own@example.com']);
+    expect((await suppressionsOf(db, scopeOf(t, 'test'), 'email', addresses)).size).toBe(0);
+    expect((await suppressionsOf(db, scope, 'sms', ['+14155550100'])).size).toBe(0);
   });
 
   it('is fed by suppress, which keeps the first reason unless the recipient asked', async () => {

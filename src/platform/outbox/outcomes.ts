@@ -1,13 +1,13 @@
 // What became of a sent message, from whoever learns it: the local driver at once, a delivery
 // status notification or a reply read from a mailbox, or a test's `simulate`. Each outcome is
 // recorded once (the first opening, the first click), with its event; a hard bounce suppresses the
-// addresses it bounced for, so they are never sent to again.
+// addresses it bounced for on the message's channel, so they are never sent to again.
 import { updateIn, selectIn } from '../resource/tenancy.ts';
 import { presentOne } from '../resource/store.ts';
 import type { Row } from '../resource/define.ts';
 import type { WriteContext } from '../write.ts';
 import { outboxMessages } from './outbox.resource.ts';
-import { suppress } from './suppressions.ts';
+import { suppress, type Channel } from './suppressions.ts';
 import { parseJson } from '../../db/sql.ts';
 
 export const OUTCOMES = ['delivered', 'bounced', 'opened', 'clicked', 'replied'] as const;
@@ -58,7 +58,7 @@ export async function recordOutcome(w: WriteContext, id: string, outcome: Outcom
   if (outcome === 'bounced' && detail.hard !== false) {
     const addresses = detail.addresses ?? parseJson<string[]>(row.to_addresses);
     for (const address of addresses) {
-      await suppress(w, { channel: 'email', address, reason: 'hard_bounce', contact_id: row.contact_id as string | null, message_id: row.message_id as string | null, detail: detail.reason });
+      await suppress(w, { channel: row.channel as Channel, address, reason: 'hard_bounce', contact_id: row.contact_id as string | null, message_id: row.message_id as string | null, detail: detail.reason });
     }
   }
   return true;

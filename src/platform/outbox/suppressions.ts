@@ -47,6 +47,15 @@ export function addressProblem(channel: Channel, address: string): string | unde
   return E164.test(address) ? undefined : 'value is not a phone number in E.164 form (+ and up to 15 digits)';
 }
 
+/**
+ * The E.164 form of a phone number as people write it (`+44 20 7946 0000`, `+1 (415) 555-0100`,
+ * `0044 20 …`), or undefined for one without its country code, which no gateway can route.
+ */
+export function e164Of(written: string): string | undefined {
+  const compact = written.trim().replace(/[\s().\-/]/g, '').replace(/^00/, '+');
+  return E164.test(compact) ? compact : undefined;
+}
+
 /** The domain of an e-mail address: what follows its last '@' (as suppression lists compare it). */
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
 
@@ -71,17 +80,36 @@ export async function suppressionOf(db: Kysely<DB>, scope: Scope, channel: Chann
   return CHECK.first(db, dialectOf(db), [orgId, mode, channel, normalized, orgId, mode, channel, normalized, domain]);
 }
 
+/** `suppressionOf` for many addresses of one channel in two reads (a scheduler's run): the suppressed ones (normalized), with why. */
+export async function suppressionsOf(db: Kysely<DB>, scope: Scope, channel: Channel, addresses: readonly string[]): Promise<Map<string, { reason: string; source: string }>> {
+  const found = new Map<string, { reason: string; source: string }>();
+  const normalized = [...new Set(addresses.map((a) => normalizeAddress(channel, a)))];
+  if (normalized.length === 0) return found;
+  // A suppression of its own comes first, its reason being the more telling (as in CHECK).
+  const own = await selectIn(db, 'suppressions', scope).select(['id', 'reason', 'address']).where('channel', '=', channel).where('address', 'in', normalized).execute();
+  for (const r of own) if (!found.has(r.address)) found.set(r.address, { reason: r.reason, source: r.id });
+  if (channel !== 'email') return found;
+  const rest = normalized.filter((a) => !found.has(a));
+  if (rest.length === 0) return found;
+  const values = [...new Set([...rest, ...rest.map(domainOf)])];
+  const listed = new Map((await selectIn(db, 'list_entries', scope).select(['value', 'list_id']).where('value', 'in', values).execute()).map((r) => [r.value, r.list_id]));
+  for (const a of rest) {
+    const list = listed.get(a) ?? listed.get(domainOf(a));
+    if (list) found.set(a, { reason: LISTED, source: list });
+  }
+  return found;
+}
+
 /**
  * The same rule as a condition of a statement (the send's attempt records itself only when it holds):
- * none of the e-mail `addresses` (normalized) is suppressed, nor listed with its domain.
+ * none of the `addresses` (normalized) is suppressed on `channel`, nor, for e-mail, listed with its domain.
  */
-export function noneSuppressed<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, db: Kysely<DB>, scope: Scope, addresses: readonly string[]): Expression<SqlBool> {
-  const values = [...new Set([...addresses, ...addresses.map(domainOf)])];
+export function noneSuppressed<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, db: Kysely<DB>, scope: Scope, addresses: readonly string[], channel: Channel = 'email'): Expression<SqlBool> {
   const one = sql.lit(1).as('one');
-  return eb.and([
-    eb.not(eb.exists(selectIn(db, 'suppressions', scope).select(one).where('channel', '=', 'email').where('address', 'in', addresses))),
-    eb.not(eb.exists(selectIn(db, 'list_entries', scope).select(one).where('value', 'in', values))),
-  ]);
+  const own = eb.not(eb.exists(selectIn(db, 'suppressions', scope).select(one).where('channel', '=', channel).where('address', 'in', addresses)));
+  if (channel !== 'email') return own;
+  const values = [...new Set([...addresses, ...addresses.map(domainOf)])];
+  return eb.and([own, eb.not(eb.exists(selectIn(db, 'list_entries', scope).select(one).where('value', 'in', values)))]);
 }
 
 export type SuppressionRow = Selectable<DB['suppressions']>;
@@ -161,10 +189,11 @@ export const unsubscribePath = (token: string) => `/public/unsubscribe/${token}`
  */
 export function unsubscribeLink(w: WriteContext, target: { channel: Channel; address: string; contact_id?: string | null; message_id?: string | null }): { token: string; url: string } {
   const { token, hash } = newLinkToken();
-  w.later(w.tx.insertInto('unsubscribe_links').values({
+  // Inserted with the write's end, the links of a scheduler's run in one statement.
+  w.insertLater('unsubscribe_links', {
     token_hash: hash, ...tenantOf(w.scope), channel: target.channel, address: normalizeAddress(target.channel, target.address),
     contact_id: target.contact_id ?? null, message_id: target.message_id ?? null, created_at: w.now,
-  }));
+  });
   return { token, url: publicUrlOf(unsubscribePath(token)) };
 }
 

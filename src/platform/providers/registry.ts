@@ -1,5 +1,5 @@
-// Providers: the services outside that a kind of work goes through (an SMTP server for e-mail, next
-// an SMS gateway, a calendar, a model). Each kind is one interface (its driver), a real adapter per
+// Providers: the services outside that a kind of work goes through (an SMTP server for e-mail, an
+// SMS gateway, next a calendar, a model). Each kind is one interface (its driver), a real adapter per
 // provider, and a `local` driver that reaches nothing outside and records what it would have done.
 // Which driver a call gets: test mode always the local one (test-mode keys never reach a person);
 // live mode the organization's connection of the kind (connections.ts), else the operator's default
@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { selectIn } from '../resource/tenancy.ts';
 import type { Scope } from '../scope.ts';
 import { defaultConnection, openConnection, type OpenConnection } from './connections.ts';
 
@@ -70,6 +71,24 @@ export async function resolveProvider<D>(kind: ProviderKind<D>, ctx: ResolveCont
   const configured = kind.fromConfig(ctx.config);
   if (configured) return { driver: driverOf(kind, configured, ctx.scope), provider: configured.provider, connectionId: null };
   throw notConfigured(kind as ProviderKind<unknown>);
+}
+
+// The configuration the operator's defaults are read from where neither a request nor a job is at
+// hand (a write's checks): one per process, like the public URL; the app's builders install it.
+let installed: Config | undefined;
+
+export function useProviderConfig(config: Config): void {
+  installed = config;
+}
+
+/**
+ * Refuses (503 `provider_not_configured`) what will call `kind` in live mode when nothing could take
+ * the call: no connection of the kind and no operator default. Test mode always can (local).
+ */
+export async function requireProvider(kind: ProviderKind<unknown>, db: Kysely<DB>, scope: Scope): Promise<void> {
+  if (scope.mode === 'test' || (installed && kind.fromConfig(installed))) return;
+  const connection = await selectIn(db, 'connections', scope).select('id').where('kind', '=', kind.kind).limit(1).executeTakeFirst();
+  if (!connection) throw notConfigured(kind);
 }
 
 function driverOf<D>(kind: ProviderKind<D>, connection: OpenConnection, scope: Scope): D {

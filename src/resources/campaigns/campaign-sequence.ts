@@ -1,9 +1,9 @@
 // A campaign sends through a sequence of its own (sequences/): the launch makes it from the
 // campaign's steps, schedule and mailboxes, enrolls the audience in it and runs it, all in the
 // launch's transaction; from then on the campaign's state follows the sequence's (paused, resumed,
-// completed), whichever of the two was acted on. Its messages cost one credit each, debited by the
-// scheduler in the write that queues them (sequences/scheduler.ts), and given back when the
-// provider refuses one for good.
+// completed), whichever of the two was acted on. Its messages (e-mails and texts) cost one credit
+// each, debited by the scheduler in the write that queues them (sequences/scheduler.ts), and given
+// back when the provider refuses one for good.
 import { parseJson } from '../../db/sql.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { EventType } from '../../platform/event-types.ts';
@@ -26,8 +26,8 @@ const STEP_TYPES = { email: 'EMAIL', linkedin: 'LINKEDIN', phone: 'PHONE', sms: 
 /** A campaign without a schedule sends at any hour of any day. */
 const ANY_TIME: Schedule = { timezone: 'UTC', days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24 };
 
-/** The messages a launch may send, one credit each: every contact enrolled gets each e-mail step once. */
-export const messagesOf = (steps: readonly Step[], contacts: number) => contacts * steps.filter((s) => s.channel === 'email').length;
+/** The messages a launch may send, one credit each: every contact enrolled gets each e-mail and SMS step once. */
+export const messagesOf = (steps: readonly Step[], contacts: number) => contacts * steps.filter((s) => s.channel === 'email' || s.channel === 'sms').length;
 
 /** 402 before anything is enrolled when the balance cannot pay for every message the campaign may send. */
 export async function requireCredits(w: WriteContext, steps: readonly Step[], contacts: number): Promise<void> {
@@ -49,7 +49,8 @@ export async function launchSequence(w: WriteContext, campaign: Row, contactIds:
   await w.flush();
   for (const step of steps) {
     await writeChild(sequenceSteps, w, made.id, newId('stp'), {
-      step_type: STEP_TYPES[step.channel], time_interval: step.delay_days * 86_400, subject: step.subject, body: step.body,
+      // A text has no subject: one written on an SMS step is not sent.
+      step_type: STEP_TYPES[step.channel], time_interval: step.delay_days * 86_400, subject: step.channel === 'sms' ? null : step.subject, body: step.body,
     }, 'post');
   }
   const sequence = await getRow(sequences, w.tx, w.dialect, w.scope, made.id);

@@ -115,7 +115,6 @@ export async function launch(w: WriteContext, row: Row, input: Record<string, un
   if (steps.some((s) => s.channel === 'email') && parseJson<string[]>(row.mailbox_ids).length === 0) {
     throw badRequest('Campaign has e-mail steps and no mailbox to send them from: set mailbox_ids before launching');
   }
-  if (steps.some((s) => s.channel === 'sms')) throw badRequest('Campaign has SMS steps, which this service cannot send yet (no SMS provider): remove them, or make them phone steps');
   const { problems } = stepVariables(steps);
   if (problems.length > 0) throw badRequest(`Campaign steps cannot be sent: ${problems.join('; ')}`);
   const enrolled = await enrollAudience(w, row.id, row.list_id as string);

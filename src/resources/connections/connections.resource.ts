@@ -1,5 +1,5 @@
 // Provider connections: a tenant's accounts at the services its messages go through (an SMTP and
-// IMAP server for e-mail; next SMS, calendars, models), per organization and mode. Credentials are
+// IMAP server for e-mail, an SMS gateway; next calendars, models), per organization and mode. Credentials are
 // written, sealed under SECRET_KEY, and never answered (`credentials_set`). Test mode never uses a
 // connection: every call made with a test key goes to the `local` driver (providers/registry.ts).
 import { Type } from 'typebox';
@@ -8,6 +8,7 @@ import { badRequest } from '../../platform/errors.ts';
 import { nameRefusal, guardedHost, addressRefusal } from '../../platform/outbound-addresses.ts';
 import { providerKind, providerKindNames } from '../../platform/providers/registry.ts';
 import { emailKind } from '../../platform/providers/email/email.ts';
+import { smsKind } from '../../platform/providers/sms/sms.ts';
 import { defineResource } from '../../platform/resource/define.ts';
 import { boolean, enumOf, json, sealed, text } from '../../platform/resource/fields.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
@@ -16,9 +17,10 @@ import { isIP } from 'node:net';
 
 // The kinds this service has drivers for (each registers itself when its module loads).
 void emailKind;
+void smsKind;
 export const CONNECTION_KINDS = providerKindNames() as [string, ...string[]];
 
-const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'What the provider needs to be reached: for `email` over `smtp`, `{"smtp": {host, port, secure}, "imap": {host, port, secure, mailbox}}` (imap optional)', examples: [{ smtp: { host: 'smtp.example.com', port: 587 } }] });
+const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'What the provider needs to be reached: for `email` over `smtp`, `{"smtp": {host, port, secure}, "imap": {host, port, secure, mailbox}}` (imap optional); nothing for `local`', examples: [{ smtp: { host: 'smtp.example.com', port: 587 } }] });
 const Credentials = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4000 }), { maxProperties: 20, description: 'The secrets the provider needs (`{"username", "password"}` for `smtp`): written, sealed, never answered', examples: [{ username: 'sales@example.com', password: 'app-password' }] });
 
 /** The provider's settings and credentials checked against what its adapter needs. */
@@ -33,7 +35,7 @@ async function checkInput(request: FastifyRequest, input: Record<string, unknown
   }
   const known = providerKind(kind!)!;
   const adapter = provider === 'local' ? undefined : known.adapters[provider!];
-  if (provider !== 'local' && !adapter) throw badRequest(`Invalid provider for kind ${kind}: must be one of local, ${Object.keys(known.adapters).join(', ')}`, 'provider');
+  if (provider !== 'local' && !adapter) throw badRequest(`Invalid provider for kind ${kind}: must be one of ${['local', ...Object.keys(known.adapters)].join(', ')}`, 'provider');
   if (!adapter) return;
   if (input.settings !== undefined) {
     checkBodyMember(adapter.settings, input.settings, 'settings');
@@ -56,10 +58,10 @@ function checkHosts(request: FastifyRequest, settings: Record<string, { host?: s
 
 export const connections = defineResource({
   name: 'connection', plural: 'connections', prefix: 'conn', table: 'connections', notFound: 'Connection not found',
-  tag: 'Connections', tagDescription: 'Your accounts at the providers messages go through (SMTP and IMAP servers), credentials sealed',
+  tag: 'Connections', tagDescription: 'Your accounts at the providers messages go through (SMTP and IMAP servers, SMS gateways), credentials sealed',
   fields: {
-    kind: enumOf(CONNECTION_KINDS, { required: true, createOnly: true, description: 'What the connection is for: `email`', example: 'email' }),
-    provider: text({ required: true, createOnly: true, min: 1, max: 50, description: 'Which provider: `smtp` (a real SMTP server, with IMAP for replies), or `local` (sends nothing, records in the outbox)', example: 'smtp' }),
+    kind: enumOf(CONNECTION_KINDS, { required: true, createOnly: true, description: 'What the connection is for: `email` or `sms`', example: 'email' }),
+    provider: text({ required: true, createOnly: true, min: 1, max: 50, description: 'Which provider: for `email`, `smtp` (a real SMTP server, with IMAP for replies) or `local`; for `sms`, `local`. `local` sends nothing and records each message in the outbox', example: 'smtp' }),
     name: text({ max: 200, description: 'A name of your own', example: 'Sales team (Fastmail)' }),
     settings: json({ nullable: false, default: {}, input: Settings, output: Settings, description: 'What the provider needs to be reached' }),
     credentials: sealed('credentials', { description: 'The secrets the provider needs; written, never answered (see `credentials_set`)', input: Credentials }),

@@ -1,5 +1,6 @@
-// Sending one outbox message (platform/outbox/send.ts queues it). Exactly once in effect: the
-// attempt is committed (`attempted_at`) before the provider is called, and its result after. A job
+// Sending one outbox message, an e-mail or a text (platform/outbox/send.ts queues it), through the
+// driver of its channel's provider kind: one job kind, the same rules for both. Exactly once in
+// effect: the attempt is committed (`attempted_at`) before the provider is called, and its result after. A job
 // that finds an attempt begun and never finished ran in a process that stopped during the call:
 // whether the provider took the message cannot be known (RFC 1047), and sending it again could reach
 // a person twice, so it is recorded `failed` (interrupted) and not sent again by itself. A transient
@@ -14,8 +15,9 @@ import { defineJobKind, RetryLater } from '../../platform/jobs/kinds.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { outboxMessages } from '../../platform/outbox/outbox.resource.ts';
 import { OUTBOX_SEND, type SendPayload } from '../../platform/outbox/send.ts';
-import { noneSuppressed, suppressionOf } from '../../platform/outbox/suppressions.ts';
-import { PermanentSendError, type EmailDriver, type EmailMessage, type SendAnswer } from '../../platform/providers/email/email.ts';
+import { noneSuppressed, suppressionOf, type Channel } from '../../platform/outbox/suppressions.ts';
+import { PermanentSendError, type EmailDriver, type EmailMessage } from '../../platform/providers/email/email.ts';
+import type { SmsAnswer } from '../../platform/providers/sms/sms.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { presentOne } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
@@ -44,10 +46,10 @@ async function fail(w: WriteContext, row: Row, status: 'failed' | 'suppressed', 
   w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
 }
 
-/** Ends the message as `suppressed` when one of its recipients is; whether it did. */
+/** Ends the message as `suppressed` when one of its recipients is (on its channel); whether it did. */
 async function failSuppressed(w: WriteContext, row: Row, to: string[]): Promise<boolean> {
   for (const address of to) {
-    const found = await suppressionOf(w.tx, w.scope, 'email', address);
+    const found = await suppressionOf(w.tx, w.scope, row.channel as Channel, address);
     if (found) {
       await fail(w, row, 'suppressed', `${address} is suppressed (${found.reason})`);
       return true;
@@ -58,6 +60,35 @@ async function failSuppressed(w: WriteContext, row: Row, to: string[]): Promise<
 
 /** What beginning an attempt gives: the driver, the message and its row as attempted, or the time its mailbox has room again. */
 export type Begun = { driver: EmailDriver; message: EmailMessage; row: Row } | { retryAt: number; reason: string };
+
+/** What a provider's answer tells the outbox (stored whole as `provider_answer`). */
+type Taken = { response: string; outcome?: 'delivered' | 'bounced'; rejected?: string[] };
+/** An attempt begun, whatever the channel: the provider call to make, and the row as attempted. */
+type Call = { row: Row; send(): Promise<Taken> };
+
+/** Whether the message is not to be attempted: no longer queued, or interrupted (failed now). */
+async function settledBefore(w: WriteContext, row: Row): Promise<boolean> {
+  if (row.status !== 'queued') return true;
+  if (row.attempted_at === null) return false;
+  await fail(w, row, 'failed', INTERRUPTED);
+  return true;
+}
+
+/**
+ * Records the attempt (`set` beside it) only while the message is queued, unattempted and to no
+ * suppressed recipient: the row as attempted; undefined when it is not to be sent; `changed` when it
+ * changed since it was read (sent, or an attempt begun), to be decided again on what it is now.
+ */
+async function recordAttempt(w: WriteContext, row: Row, to: string[], set: Record<string, unknown>): Promise<Row | 'changed' | undefined> {
+  const attempt = { attempted_at: w.now, attempts: Number(row.attempts) + 1, updated_at: w.now, ...set };
+  const { numUpdatedRows } = await updateIn(w.tx, 'outbox_messages', w.scope).set(attempt)
+    .where('id', '=', row.id as string).where('status', '=', 'queued').where('attempted_at', 'is', null)
+    .where((eb) => noneSuppressed(eb, w.tx, w.scope, to, row.channel as Channel)).executeTakeFirstOrThrow();
+  if (numUpdatedRows > 0n) return { ...row, ...attempt };
+  return (await failSuppressed(w, row, to)) ? undefined : 'changed';
+}
+
+const reread = (w: WriteContext, id: string) => selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>;
 
 const gone = (id: string) => `The mailbox ${id} was deleted before the message was sent`;
 
@@ -70,8 +101,7 @@ const gone = (id: string) => `The mailbox ${id} was deleted before the message w
  */
 export async function beginSend(w: WriteContext, context: SendContext): Promise<Begun | undefined> {
   const { row, mailbox, provider, dkim } = context;
-  if (!row || row.status !== 'queued') return undefined;
-  if (row.attempted_at !== null) return void await fail(w, row, 'failed', INTERRUPTED);
+  if (!row || (await settledBefore(w, row))) return undefined;
   const to = parseJson<string[]>(row.to_addresses);
   const mailboxId = row.mailbox_id as string | null;
   if (mailboxId && !mailbox) return void await fail(w, row, 'failed', gone(mailboxId));
@@ -83,21 +113,14 @@ export async function beginSend(w: WriteContext, context: SendContext): Promise<
     // A message that will not be sent does not wait for the mailbox's room.
     if ('retryAt' in held) return (await failSuppressed(w, row, to)) ? undefined : held;
   }
-  const attempt = { attempted_at: w.now, attempts: Number(row.attempts) + 1, provider: provider.provider, connection_id: provider.connectionId ?? row.connection_id as string | null, updated_at: w.now };
-  // Recorded only while the message is queued, unattempted and to no suppressed address.
-  const { numUpdatedRows } = await updateIn(w.tx, 'outbox_messages', w.scope).set(attempt)
-    .where('id', '=', row.id as string).where('status', '=', 'queued').where('attempted_at', 'is', null)
-    .where((eb) => noneSuppressed(eb, w.tx, w.scope, to)).executeTakeFirstOrThrow();
-  if (numUpdatedRows === 0n) {
-    if (await failSuppressed(w, row, to)) return undefined;
-    // Changed since it was read (sent, or an attempt begun): decided on what it is now.
-    return beginSend(w, { ...context, row: await selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', row.id as string).executeTakeFirst() as Row | undefined });
-  }
+  const attempted = await recordAttempt(w, row, to, { provider: provider.provider, connection_id: provider.connectionId ?? row.connection_id as string | null });
+  if (attempted === 'changed') return beginSend(w, { ...context, row: await reread(w, row.id as string) });
+  if (!attempted) return undefined;
   const named = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
   const from = named ? { name: named[1], address: named[2] } : { address: row.from_address as string, name: (mailbox?.display_name as string | null | undefined) ?? null };
   return {
     driver: provider.driver,
-    row: { ...row, ...attempt },
+    row: attempted,
     message: {
       messageId: row.message_id as string, from, to, subject: row.subject as string, text: row.text as string | null, html: row.html as string | null,
       headers: parseJson<Record<string, string>>(row.headers), ...(dkim ? { dkim } : {}),
@@ -106,10 +129,34 @@ export async function beginSend(w: WriteContext, context: SendContext): Promise<
 }
 
 /**
+ * Begins the attempt of a text: through the SMS provider, from the message's sender or else the
+ * provider's own number (recorded with the attempt), to its one E.164 recipient.
+ */
+async function beginText(w: WriteContext, context: SendContext): Promise<Call | undefined> {
+  const { row, sms } = context;
+  if (!row || (await settledBefore(w, row))) return undefined;
+  if (!sms || sms instanceof AppError) return void await fail(w, row, 'failed', sms?.message ?? 'No SMS provider');
+  const to = parseJson<string[]>(row.to_addresses);
+  const from = (row.from_address as string | null) ?? sms.driver.sender;
+  const attempted = await recordAttempt(w, row, to, { provider: sms.provider, connection_id: sms.connectionId ?? row.connection_id as string | null, from_address: from });
+  if (attempted === 'changed') return beginText(w, { ...context, row: await reread(w, row.id as string) });
+  if (!attempted) return undefined;
+  const text = { reference: row.message_id as string, from, to: to[0], body: (row.text as string | null) ?? '' };
+  return { row: attempted, send: (): Promise<SmsAnswer> => sms.driver.send(text) };
+}
+
+/** Begins the attempt of a message of either channel: the call to make, or when its mailbox has room again. */
+async function begin(w: WriteContext, context: SendContext): Promise<Call | { retryAt: number; reason: string } | undefined> {
+  if (context.row?.channel === 'sms') return beginText(w, context);
+  const begun = await beginSend(w, context);
+  return begun && 'driver' in begun ? { row: begun.row, send: () => begun.driver.send(begun.message) } : begun;
+}
+
+/**
  * Records a message the provider took (`row` as attempted), with `message.sent`, and what the local
  * driver says became of it. No read: the update goes with the write's end.
  */
-export async function recordSent(write: Writer, scope: Scope, row: Row, taken: SendAnswer): Promise<void> {
+export async function recordSent(write: Writer, scope: Scope, row: Row, taken: Taken): Promise<void> {
   await write(scope, async (w) => {
     const sent = { status: 'sent', sent_at: w.now, error: null, provider_answer: JSON.stringify(taken), updated_at: w.now };
     const delivered = taken.outcome === 'delivered' ? { status: 'delivered', delivered_at: w.now } : {};
@@ -146,7 +193,7 @@ export const outboxSend = defineJobKind<SendPayload, SendContext>({
   async run({ id }, { database, config, job, settle, write, loaded }) {
     const scope = { orgId: job.orgId, mode: job.mode as Mode };
     const context = loaded ?? (await loadClaimedSends(database.db, [{ id, ...scope }], await secretOf(database.db, config.secretKey), config))[0];
-    const attempt = await write(scope, (w) => beginSend(w, context), inRun);
+    const attempt = await write(scope, (w) => begin(w, context), inRun);
     if (!attempt) return;
     if ('retryAt' in attempt) {
       if (job.attempt >= OUTBOX_SEND.maxAttempts) {
@@ -162,7 +209,7 @@ export const outboxSend = defineJobKind<SendPayload, SendContext>({
     }
     let answer;
     try {
-      answer = await attempt.driver.send(attempt.message);
+      answer = await attempt.send();
     } catch (error) {
       const message = (error as Error).message;
       if (!(error instanceof PermanentSendError)) {

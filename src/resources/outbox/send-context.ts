@@ -1,15 +1,16 @@
 // What sending a message reads before its transaction, for all the messages of a claim at once (the
-// send job's `load`): the outbox rows, their mailboxes, the driver of each connection (credentials
-// opened once) and the DKIM key of each sending domain. A few statements per tenant and claim
-// instead of five per message; what must hold when the attempt is recorded (the message still
-// queued and never attempted, its recipients not suppressed, its mailbox's room) is checked again
-// in the attempt's own transaction (outbox.jobs.ts).
+// send job's `load`): the outbox rows, their mailboxes, the driver of each connection of the
+// message's kind (e-mail or SMS; credentials opened once) and the DKIM key of each sending domain.
+// A few statements per tenant and claim instead of five per message; what must hold when the
+// attempt is recorded (the message still queued and never attempted, its recipients not
+// suppressed, its mailbox's room) is checked again in the attempt's own transaction (outbox.jobs.ts).
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB, Mode } from '../../db/schema.ts';
 import { AppError } from '../../platform/errors.ts';
 import { emailKind, type EmailDriver } from '../../platform/providers/email/email.ts';
-import { resolveProvider, type Resolved } from '../../platform/providers/registry.ts';
+import { resolveProvider, type ProviderKind, type Resolved } from '../../platform/providers/registry.ts';
+import { smsKind, type SmsDriver } from '../../platform/providers/sms/sms.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { rowsByIds } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
@@ -20,8 +21,10 @@ export interface SendContext {
   row: Row | undefined;
   /** Its mailbox, null when it names one that was deleted. */
   mailbox: Row | null | undefined;
-  /** The driver it goes through, or why there is none (no provider configured). */
+  /** The driver an e-mail goes through, or why there is none (no provider configured). */
   provider: Resolved<EmailDriver> | AppError | undefined;
+  /** The driver a text goes through, or why there is none; undefined for an e-mail. */
+  sms?: Resolved<SmsDriver> | AppError;
   dkim: DkimKey | undefined;
 }
 
@@ -35,18 +38,19 @@ export async function loadSendContexts(db: Kysely<DB>, scope: Scope, ids: readon
   const rows = new Map((await rowsByIds(db, 'outbox_messages', scope, ids) as Row[]).map((r) => [r.id, r]));
   const mailboxIds = [...new Set([...rows.values()].map((r) => r.mailbox_id as string | null).filter((id) => id !== null))];
   const mailboxes = new Map((await rowsByIds(db, 'mailboxes', scope, mailboxIds) as Row[]).map((m) => [m.id, m]));
-  const providers = new Map<string, Promise<Resolved<EmailDriver> | AppError>>();
+  const providers = new Map<string, Promise<Resolved<unknown> | AppError>>();
   const keys = new Map<string, Promise<DkimKey | undefined>>();
-  const providerOf = (connectionId: string | null) => {
-    let found = providers.get(connectionId ?? '');
+  const providerOf = <D>(kind: ProviderKind<D>, connectionId: string | null) => {
+    const key = `${kind.kind}:${connectionId ?? ''}`;
+    let found = providers.get(key);
     if (!found) {
-      found = resolveProvider(emailKind, { db, scope, secret, config }, connectionId).catch((error: unknown) => {
+      found = resolveProvider(kind, { db, scope, secret, config }, connectionId).catch((error: unknown) => {
         if (error instanceof AppError) return error;
         throw error;
       });
-      providers.set(connectionId ?? '', found);
+      providers.set(key, found);
     }
-    return found;
+    return found as Promise<Resolved<D> | AppError>;
   };
   const keyOf = (address: string) => {
     const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
@@ -57,9 +61,10 @@ export async function loadSendContexts(db: Kysely<DB>, scope: Scope, ids: readon
   return Promise.all(ids.map(async (id): Promise<SendContext> => {
     const row = rows.get(id);
     if (!row) return { row, mailbox: undefined, provider: undefined, dkim: undefined };
+    if (row.channel === 'sms') return { row, mailbox: undefined, provider: undefined, sms: await providerOf(smsKind, row.connection_id as string | null), dkim: undefined };
     const mailboxId = row.mailbox_id as string | null;
     const mailbox = mailboxId === null ? undefined : mailboxes.get(mailboxId) ?? null;
-    const provider = await providerOf((row.connection_id as string | null) ?? (mailbox?.connection_id as string | null | undefined) ?? null);
+    const provider = await providerOf(emailKind, (row.connection_id as string | null) ?? (mailbox?.connection_id as string | null | undefined) ?? null);
     const dkim = provider instanceof AppError || provider.provider === 'local' ? undefined : await keyOf(senderAddress(row));
     return { row, mailbox, provider, dkim };
   }));

@@ -6,15 +6,16 @@
 // mailbox has. A step that may not go now is due again at the next moment it may. One that may is
 // queued in the outbox under a key made of the enrollment and the step (platform/outbox/send.ts):
 // the message, its Message-ID and the enrollment's move commit together, so a run that dies is run
-// again and sends nothing twice. The outbox's send job then hands it to the mailbox's provider.
+// again and sends nothing twice. The outbox's send job then hands it to the mailbox's provider (an
+// SMS step's text, to the contact's phone, to the SMS provider).
 // A campaign's sequence pays one credit per message it queues, debited in the run's write; with the
 // balance spent, its steps wait (and are asked again every few minutes) rather than go unpaid.
 import { createHash } from 'node:crypto';
 import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { defineJobKind } from '../../platform/jobs/kinds.ts';
-import { messageIdFor, queueEmail } from '../../platform/outbox/send.ts';
-import { listUnsubscribeHeaders, unsubscribeLink } from '../../platform/outbox/suppressions.ts';
+import { messageIdFor, queueEmail, queueSms, readSendsAhead, textIdFor, type Send, type SendsAhead } from '../../platform/outbox/send.ts';
+import { e164Of, listUnsubscribeHeaders, unsubscribeLink } from '../../platform/outbox/suppressions.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { performAction } from '../../platform/resource/lifecycle.ts';
 import { createRecord, findRow } from '../../platform/resource/store.ts';
@@ -68,6 +69,10 @@ interface Run {
   room: Map<string, number>;
   /** The next mailbox of the rotation to try. */
   turn: number;
+  /** The subjects of the first messages of the due enrollments' threads, by Message-ID. */
+  firstSubjects: Map<string, string>;
+  /** What the run's sends read ahead. */
+  ahead: SendsAhead;
   /** A campaign's sequence: the credits it may spend in this run, and those spent. */
   credits?: { balance: number; spent: number };
 }
@@ -103,8 +108,14 @@ function mailboxFor(run: Run, e: Row): Row | undefined {
   return undefined;
 }
 
-const setEnrollment = (w: WriteContext, id: string, set: Record<string, unknown>) =>
-  updateIn(w.tx, 'sequence_enrollments', w.scope).set({ ...set, updated_at: w.now } as never).where('id', '=', id).execute();
+/**
+ * An enrollment's move, written at the end of the write with the other moves of the run (on
+ * PostgreSQL in its one round trip): nothing in the write reads the enrollment back, and a new due
+ * time wakes the scheduler for it.
+ */
+function setEnrollment(w: WriteContext, id: string, set: Record<string, unknown>): void {
+  w.later(updateIn(w.tx, 'sequence_enrollments', w.scope).set({ ...set, updated_at: w.now } as never).where('id', '=', id));
+}
 
 /**
  * Moves the enrollment past its current step: due for the next one, or finished when that was the
@@ -113,14 +124,20 @@ const setEnrollment = (w: WriteContext, id: string, set: Record<string, unknown>
 export async function advance(w: WriteContext, e: Row, steps: readonly Step[], set: Record<string, unknown> = {}, held = false): Promise<void> {
   const next = Number(e.step_index) + 1;
   if (next >= steps.length) {
-    await setEnrollment(w, e.id, { ...set, step_index: next });
+    setEnrollment(w, e.id, { ...set, step_index: next });
     await performAction(enrollments, w, { ...e, ...set, step_index: next } as Row, 'finish', { reason: 'completed' });
     return;
   }
-  if (held) return void (await setEnrollment(w, e.id, { ...set, step_index: next, task_id: null }));
+  if (held) return setEnrollment(w, e.id, { ...set, step_index: next, task_id: null });
   const due = w.now + steps[next].time_interval;
-  await setEnrollment(w, e.id, { ...set, step_index: next, status: 'active', due_at: due, task_id: null });
+  setEnrollment(w, e.id, { ...set, step_index: next, status: 'active', due_at: due, task_id: null });
   wakeSweep(w, String(e.sequence_id), due);
+}
+
+/** The enrollment waits for its window or for room: pending, due again at `at`. */
+function waitUntil(run: Run, e: Row, at: number): void {
+  setEnrollment(run.w, e.id, { status: 'pending', due_at: at });
+  wakeSweep(run.w, run.sequence.id, at);
 }
 
 const fail = (w: WriteContext, e: Row, error: string) => performAction(enrollments, w, e, 'fail', { error });
@@ -134,21 +151,40 @@ async function createStepTask(run: Run, e: Row, step: Step, contact: Row): Promi
   const task = await createRecord(tasks, run.w, {
     title: title.slice(0, 500), type, description: step.body, due_at: run.w.now, assignee: owner, associations: { contact_ids: [contact.id] },
   });
-  await setEnrollment(run.w, e.id, { task_id: task.id, status: 'active', due_at: null });
+  setEnrollment(run.w, e.id, { task_id: task.id, status: 'active', due_at: null });
+}
+
+/** The key of the enrollment's step's message: what makes it one send, however often it is asked. */
+const sendKeyOf = (e: Row, step: Step) => `sequence:${e.id}:${step.id}`;
+
+/** The contact's address for a step that sends: an e-mail address, or a phone number in E.164 form. */
+function addressOf(step: Step, contact: Row): string | undefined {
+  if (step.step_type === 'SMS') return e164Of(String(contact.phone ?? '')) ?? undefined;
+  return ((contact.work_email ?? contact.personal_email) as string | null) ?? undefined;
+}
+
+/** What the run's sends would each read before queuing (their keys' messages, their recipients' suppressions), read at once. */
+function readAheadFor(w: WriteContext, steps: Step[], due: Row[], contacts: Map<string, Row>) {
+  const sends: Send[] = [];
+  for (const e of due) {
+    const step = steps[Number(e.step_index)];
+    const contact = contacts.get(String(e.contact_id));
+    if (!step || !contact || (step.step_type !== 'EMAIL' && step.step_type !== 'SMS')) continue;
+    const address = addressOf(step, contact);
+    if (address) sends.push({ sendKey: sendKeyOf(e, step), channel: step.step_type === 'SMS' ? 'sms' : 'email', to: [address] });
+  }
+  return readSendsAhead(w, sends);
 }
 
 /** Sends the enrollment's e-mail step, or says why it waits (false). */
 async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<void> {
   const { w, sequence } = run;
-  const address = (contact.work_email ?? contact.personal_email) as string | null;
+  const address = addressOf(step, contact);
   if (!address) return void (await fail(w, e, 'The contact has no e-mail address'));
   const mailbox = mailboxFor(run, e);
   const unpaid = run.credits !== undefined && run.credits.spent >= run.credits.balance;
-  if (!mailbox || unpaid) {
-    await setEnrollment(w, e.id, { status: 'pending', due_at: w.now + ROOM_RETRY });
-    return;
-  }
-  const sendKey = `sequence:${e.id}:${step.id}`;
+  if (!mailbox || unpaid) return waitUntil(run, e, w.now + ROOM_RETRY);
+  const sendKey = sendKeyOf(e, step);
   const link = unsubscribeLink(w, { channel: 'email', address, contact_id: contact.id, message_id: messageIdFor(w, sendKey, String(mailbox.email)) });
   const values = templateValues(contact, run.companies.get(String(contact.company_id)), mailbox, link.url);
   const version = versionOf(step, e.id);
@@ -162,21 +198,42 @@ async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<vo
   }
   const thread = parseJson<string[]>(e.thread_message_ids);
   const sameThread = Boolean(sequence.send_in_same_thread) && thread.length > 0;
-  if (!subject && sameThread) {
-    const first = await selectIn(w.tx, 'outbox_messages', w.scope).select('subject').where('message_id', '=', thread[0]).executeTakeFirst();
-    if (first?.subject) subject = /^re:/i.test(first.subject) ? first.subject : `Re: ${first.subject}`;
-  }
+  const first = sameThread && !subject ? run.firstSubjects.get(thread[0]) : undefined;
+  if (first) subject = /^re:/i.test(first) ? first : `Re: ${first}`;
   if (!subject) return void (await fail(w, e, `Step ${step.step_order} has no subject`));
   if (mailbox.signature) text = `${text}\n\n-- \n${mailbox.signature as string}`;
   const queued = await queueEmail(w, sendKey, {
     from: String(mailbox.email), fromName: mailbox.display_name as string | null, to: [address], subject, text,
     headers: listUnsubscribeHeaders(link.url), inReplyTo: sameThread ? thread.at(-1) : null, references: sameThread ? thread : [],
     mailboxId: mailbox.id, contactId: contact.id, record: { type: 'sequence', id: sequence.id }, stepId: step.id,
-  });
+  }, { ahead: run.ahead });
   if (queued.status === 'suppressed') return void (await performAction(enrollments, w, e, 'finish', { reason: 'suppressed' }));
   run.room.set(mailbox.id, (run.room.get(mailbox.id) ?? 0) - 1);
   if (run.credits && queued.created) run.credits.spent += 1;
   await advance(w, e, run.steps, { mailbox_id: mailbox.id, thread_message_ids: JSON.stringify([...thread, queued.message_id]), last_sent_at: w.now });
+}
+
+/** Sends the enrollment's SMS step to the contact's phone, or says why it waits; a contact without a routable number fails. */
+async function sendSms(run: Run, e: Row, step: Step, contact: Row): Promise<void> {
+  const { w, sequence } = run;
+  const phone = (contact.phone as string | null)?.trim();
+  if (!phone) return void (await fail(w, e, 'The contact has no phone number'));
+  const to = e164Of(phone);
+  if (!to) return void (await fail(w, e, `The contact's phone number ${phone} has no country code: write it in international form (+44 20 7946 0000)`));
+  if (run.credits !== undefined && run.credits.spent >= run.credits.balance) return waitUntil(run, e, w.now + ROOM_RETRY);
+  const sendKey = sendKeyOf(e, step);
+  const link = unsubscribeLink(w, { channel: 'sms', address: to, contact_id: contact.id, message_id: textIdFor(w, sendKey) });
+  const sender = run.mailboxes.find((m) => m.id === e.mailbox_id) ?? run.mailboxes[0];
+  let text: string;
+  try {
+    text = renderTemplate(versionOf(step, e.id).body ?? '', templateValues(contact, run.companies.get(String(contact.company_id)), sender, link.url));
+  } catch (error) {
+    return void (await fail(w, e, `Step ${step.step_order} could not be rendered: ${(error as Error).message}`));
+  }
+  const queued = await queueSms(w, sendKey, { to, text, contactId: contact.id, record: { type: 'sequence', id: sequence.id }, stepId: step.id }, { ahead: run.ahead });
+  if (queued.status === 'suppressed') return void (await performAction(enrollments, w, e, 'finish', { reason: 'suppressed' }));
+  if (run.credits && queued.created) run.credits.spent += 1;
+  await advance(w, e, run.steps, { last_sent_at: w.now });
 }
 
 /** Steps one due enrollment. */
@@ -190,11 +247,9 @@ async function stepOne(run: Run, e: Row): Promise<void> {
   const zone = (run.sequence.use_contact_timezone ? ianaZone(contact.timezone) : undefined) ?? run.zone;
   const at = nextAllowed(w.now, zone, run.weekly);
   if (at === undefined) return void (await fail(w, e, 'The sequence\'s schedule has no sending window'));
-  if (at > w.now) {
-    await setEnrollment(w, e.id, { status: 'pending', due_at: at });
-    return;
-  }
+  if (at > w.now) return waitUntil(run, e, at);
   if (TASK_STEPS[step.step_type] || step.input_type === 'ON_DEMAND') return createStepTask(run, e, step, contact);
+  if (step.step_type === 'SMS') return sendSms(run, e, step, contact);
   await sendEmail(run, e, step, contact);
 }
 
@@ -228,26 +283,43 @@ export async function sweep(w: WriteContext, sequenceId: string): Promise<void> 
     .orderBy('due_at').orderBy('id').limit(BATCH).execute() as Row[];
   if (due.length > 0) {
     const contactRows = await rowsByIds(w.tx, 'contacts', w.scope, [...new Set(due.map((e) => String(e.contact_id)))]) as Row[];
+    const contacts = new Map(contactRows.map((c) => [c.id, c]));
     const companyIds = [...new Set(contactRows.map((c) => c.company_id).filter((id): id is string => typeof id === 'string'))];
     const companyRows = companyIds.length > 0 ? await rowsByIds(w.tx, 'companies', w.scope, companyIds) as Row[] : [];
     const schedule = parseJson<Schedule>(sequence.schedule);
     const { mailboxes, room } = await mailboxRoom(w, parseJson<string[]>(sequence.mailbox_ids));
     const run: Run = {
-      w, sequence, steps, weekly: weeklyOf(schedule), zone: schedule.timezone, mailboxes, room, turn: 0,
-      contacts: new Map(contactRows.map((c) => [c.id, c])), companies: new Map(companyRows.map((c) => [c.id, c])),
+      w, sequence, steps, weekly: weeklyOf(schedule), zone: schedule.timezone, mailboxes, room, turn: 0, firstSubjects: await firstSubjects(w, sequence, due),
+      ahead: await readAheadFor(w, steps, due, contacts),
+      contacts, companies: new Map(companyRows.map((c) => [c.id, c])),
       credits: sequence.campaign_id ? { balance: await readCounter(w.tx, w.scope, 'credits'), spent: 0 } : undefined,
     };
     for (const e of due) await stepOne(run, e);
     if (run.credits && run.credits.spent > 0) await payForSends(w, sequence, run.credits.spent);
   }
-  await wakeNext(w, sequence, due.length === BATCH);
+  await wakeNext(w, sequence, due, due.length === BATCH);
 }
 
-/** Wakes the scheduler for the next enrollment due, or completes the sequence when none is left open. */
-async function wakeNext(w: WriteContext, sequence: Row, more: boolean): Promise<void> {
+/** The subjects of the first messages of the enrollments' threads (a same-thread step without a subject answers it), in one read. */
+async function firstSubjects(w: WriteContext, sequence: Row, due: Row[]): Promise<Map<string, string>> {
+  if (!sequence.send_in_same_thread) return new Map();
+  const firsts = [...new Set(due.map((e) => parseJson<string[]>(e.thread_message_ids)[0]).filter((id) => id !== undefined))];
+  if (firsts.length === 0) return new Map();
+  const rows = await selectIn(w.tx, 'outbox_messages', w.scope).select(['message_id', 'subject']).where('message_id', 'in', firsts).execute();
+  return new Map(rows.filter((r) => r.message_id && r.subject).map((r) => [r.message_id!, r.subject!]));
+}
+
+/**
+ * Wakes the scheduler for the next enrollment due, or completes the sequence when none is left open.
+ * The run's own enrollments are left out of the read of the next due: their moves are written at
+ * the write's end, and each new due time of theirs woke the scheduler already.
+ */
+async function wakeNext(w: WriteContext, sequence: Row, stepped: Row[], more: boolean): Promise<void> {
   // Both reads stop at their first row, by an index (the due one, then the states'): neither grows with what is enrolled.
   const openOf = () => selectIn(w.tx, 'sequence_enrollments', w.scope).where('sequence_id', '=', sequence.id).where('status', 'in', [...OPEN_ENROLLMENT]);
-  const first = await openOf().select('due_at').where('due_at', 'is not', null).orderBy('due_at').limit(1).executeTakeFirst();
+  let nextDue = openOf().select('due_at').where('due_at', 'is not', null);
+  if (stepped.length > 0) nextDue = nextDue.where('id', 'not in', stepped.map((e) => e.id));
+  const first = await nextDue.orderBy('due_at').limit(1).executeTakeFirst();
   const next = first ? Number(first.due_at) : null;
   const waits = Boolean(sequence.wait_for_new_contacts);
   if (more) wakeSweep(w, sequence.id, w.now);

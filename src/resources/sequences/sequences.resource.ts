@@ -1,5 +1,6 @@
 // Sequences (graph8's shape): ordered steps (steps.children.ts) sent to each enrolled contact
-// (enrollments.resource.ts), one after the other, in a sending window, from a rotation of mailboxes.
+// (enrollments.resource.ts), one after the other, in a sending window, from a rotation of mailboxes
+// (texts through the SMS provider).
 // The lifecycle is declared here; the transitional states are worked by jobs (lifecycle.ts): a
 // sequence is `scheduling` until its list is enrolled, `pausing`, `resuming` and `terminating` until
 // their work is committed, and any write meanwhile is 409. The stepping itself is the scheduler's
@@ -17,7 +18,7 @@ const count = (description: string) => Type.Integer({ minimum: 0, description, e
 
 export const sequences = defineResource({
   name: 'sequence', plural: 'sequences', prefix: 'seq', table: 'sequences', notFound: 'Sequence not found',
-  tag: 'Sequences', tagDescription: 'Ordered e-mail and task steps sent to enrolled contacts in a sending window, and their lifecycle',
+  tag: 'Sequences', tagDescription: 'Ordered e-mail, SMS and task steps sent to enrolled contacts in a sending window, and their lifecycle',
   fields: {
     name: text({ required: true, min: 1, max: 200, description: 'Name of the sequence', example: 'Q1 founders outreach' }),
     description: text({ max: 2000, description: 'What the sequence is for', example: 'Three touches for seed-stage founders' }),
@@ -56,7 +57,7 @@ export const sequences = defineResource({
       run: {
         from: ['drafted'], to: 'scheduling', event: 'run', participle: 'run', stamps: ['launched_at'], guard: run, errors: [400],
         summary: 'Run a sequence', eventDescription: 'A sequence was run: it is scheduling its enrollments',
-        description: 'Starts a drafted sequence: it needs at least one step (400), and a mailbox when it has e-mail steps (400). It is `scheduling` until every contact of `associated_list_id` is enrolled with its first step due, then `live` (`sequence.live`).',
+        description: 'Starts a drafted sequence: it needs at least one step (400), a mailbox when it has e-mail steps (400), and in live mode, when it has SMS steps, an SMS provider (an `sms` connection or the operator\'s default; else 503 `provider_not_configured`). It is `scheduling` until every contact of `associated_list_id` is enrolled with its first step due, then `live` (`sequence.live`).',
       },
       pause: {
         from: ['live'], to: 'pausing', event: 'pause_requested', participle: 'paused',
@@ -92,9 +93,11 @@ export const sequences = defineResource({
       list: { description: 'Lists sequences, newest first, with an exact `total` and each one\'s `counts`; filter by `status`, `associated_list_id`, `search` (name contains).' },
       create: { description: 'Creates a `drafted` sequence. `associated_list_id` must be a list of contacts or leads (404 unknown, 400 another type); `mailbox_ids` mailboxes of the organization (404); `schedule.timezone` an IANA zone (422). Add steps with `POST /v1/sequences/{id}/steps`, then run it.' },
       update: { description: 'Changes the fields given; a sequence in a transitional state (`scheduling`, `pausing`, `resuming`, `terminating`) is 409 naming it, a completed one 409. An empty body is 400 `No fields to update`.' },
-      delete: { description: 'Deletes a sequence that is not live with its steps and enrollments (a live one: 409, pause or terminate it first). Messages it sent stay in the outbox.' },
+      delete: { description: 'Deletes a sequence that is not live (a live one: 409, pause or terminate it first; one in a transitional state: 409 until its work is done). Its open enrollments finish with reason `deleted` and nothing more is sent. From then on the sequence, its steps and its enrollments under it are 404 and it is in no list or total; its enrollments stay readable as finished history (`GET /v1/enrollments/{id}`, `GET /v1/contacts/{id}/enrollments`), and the messages it sent stay in the outbox with their `record_id`.' },
     },
     errors: { create: [404], update: [404, 409], delete: [409] },
   },
   ownedTables: ['sequence_steps', 'sequence_enrollments'],
+  // Its messages, analytics and enrollments outlive it: a delete keeps the row (soft-delete.ts).
+  softDelete: true,
 });

@@ -14,7 +14,7 @@ import { presentChildren } from '../../platform/resource/children.ts';
 import { getRow, presentOne } from '../../platform/resource/store.ts';
 import { rowsByIds, selectIn } from '../../platform/resource/tenancy.ts';
 import { Data, errorResponses, ListOf, Str, StringEnum } from '../../platform/schemas.ts';
-import { unsubscribePath } from '../../platform/outbox/suppressions.ts';
+import { e164Of, unsubscribePath } from '../../platform/outbox/suppressions.ts';
 import { renderTemplate } from '../../platform/templates/liquid.ts';
 import { mutate, respond } from '../../platform/write.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
@@ -61,10 +61,10 @@ const PreviewBody = Type.Object({
 const Preview = Type.Object({
   step_id: Type.String({ description: 'The step' }),
   step_type: Type.String({ description: 'Its type' }),
-  from: Type.Union([Type.String(), Type.Null()], { description: 'The mailbox it would go from (the enrollment\'s, else the first of the rotation)' }),
-  to: Type.Union([Type.String(), Type.Null()], { description: 'The contact\'s address' }),
-  subject: Type.String({ description: 'The rendered subject' }),
-  text: Type.String({ description: 'The rendered text, with the mailbox\'s signature; `{{ unsubscribe_url }}` shows a link that goes nowhere' }),
+  from: Type.Union([Type.String(), Type.Null()], { description: 'The mailbox it would go from (the enrollment\'s, else the first of the rotation); null for a text, which goes from the SMS provider\'s number' }),
+  to: Type.Union([Type.String(), Type.Null()], { description: 'The contact\'s address; for a text, its phone number in E.164 form (null when it has none with a country code)' }),
+  subject: Type.String({ description: 'The rendered subject; empty for a text' }),
+  text: Type.String({ description: 'The rendered text, with the mailbox\'s signature (e-mail); `{{ unsubscribe_url }}` shows a link that goes nowhere' }),
 }, { description: 'A step as it would be sent to the contact' });
 
 const StepAnalytics = Type.Object({
@@ -190,6 +190,7 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
     const values = templateValues(contact, company, mailbox, publicUrlOf(unsubscribePath('preview')));
     const version = versionOf(step, enrollment?.id ?? contact.id);
     let text = renderTemplate(version.body ?? '', values);
+    if (step.step_type === 'SMS') return { data: { step_id: step.id, step_type: step.step_type, from: null, to: e164Of(String(contact.phone ?? '')) ?? null, subject: '', text } };
     if (mailbox?.signature) text = `${text}\n\n-- \n${mailbox.signature as string}`;
     return {
       data: {

@@ -1,17 +1,18 @@
 // What sequences do beyond the kernel's CRUD and lifecycle: the checks of a write (the list, the
-// mailboxes, the schedule), the guards of the actions, the counts of a page.
+// mailboxes, the schedule), what a delete stops, the guards of the actions, the counts of a page.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { badRequest, conflict } from '../../platform/errors.ts';
+import { requireProvider } from '../../platform/providers/registry.ts';
+import { smsKind } from '../../platform/providers/sms/sms.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
-import { deleteIn } from '../../platform/resource/tenancy.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { scheduleOf, type ScheduleInput } from '../../platform/time/schedule.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { requireContactList } from '../lists/lists.store.ts';
 import { requireMailboxes } from '../mailboxes/mailboxes.store.ts';
-import { countsOf } from './enrollments.store.ts';
+import { countsOf, finishAllOpen } from './enrollments.store.ts';
 import { stepsOf } from './steps.store.ts';
 import { sweepKey } from './sweep-kind.ts';
 
@@ -25,11 +26,13 @@ export async function beforeWrite(w: WriteContext, row: Record<string, unknown>,
 
 /**
  * A live sequence is paused or terminated before it is deleted (unless its campaign is being
- * deleted); its steps go with it (its enrollments by their reference).
+ * deleted). Deleted, it keeps its steps and enrollments (soft delete: the outbox, analytics and
+ * history still name it) but stops acting: its open enrollments finish (reason `deleted`) and its
+ * scheduler is cancelled.
  */
 export async function beforeDelete(w: WriteContext, row: Row, query: Record<string, unknown>): Promise<void> {
   if (row.status === 'live' && query.with_campaign !== true) throw conflict('A sequence that is live cannot be deleted: pause or terminate it first');
-  await deleteIn(w.tx, 'sequence_steps', w.scope).where('sequence_id', '=', row.id).execute();
+  await finishAllOpen(w, row.id, 'deleted');
   w.cancel(sweepKey(row.id));
 }
 
@@ -40,11 +43,12 @@ export async function enrich(db: Kysely<DB>, scope: Scope, rows: Row[], records:
   });
 }
 
-/** A sequence runs with at least one step, and with a mailbox when it sends e-mail. */
+/** A sequence runs with at least one step, with a mailbox when it sends e-mail, and with an SMS provider (live mode) when it sends texts. */
 export async function run(w: WriteContext, row: Row): Promise<void> {
   const steps = await stepsOf(w.tx, w.scope, row.id);
   if (steps.length === 0) throw badRequest('A sequence needs at least one step to run: add one with POST /v1/sequences/{id}/steps');
   if (steps.some((s) => s.step_type === 'EMAIL') && parseJson<string[]>(row.mailbox_ids).length === 0) {
     throw badRequest('A sequence with e-mail steps needs a mailbox to send from: set mailbox_ids');
   }
+  if (steps.some((s) => s.step_type === 'SMS')) await requireProvider(smsKind, w.tx, w.scope);
 }

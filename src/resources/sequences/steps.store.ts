@@ -1,11 +1,12 @@
 // A sequence's steps as the scheduler and the checks read them, and the rules of a step's write: the
-// sequence must not be in a transitional state, SMS waits for an SMS provider, templates are checked
-// against the variables messages will have, and `step_order` stays 1, 2, 3 … whatever is added,
-// moved or removed.
+// sequence must not be in a transitional state, an SMS step is a body and no subject, templates are
+// checked against the variables messages will have, and `step_order` stays 1, 2, 3 … whatever is
+// added, moved or removed.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { conflict } from '../../platform/errors.ts';
+import { SMS_MAX_LENGTH } from '../../platform/providers/sms/local.ts';
 import { definitionsIn } from '../../platform/resource/custom-fields.ts';
 import type { ChildRow } from '../../platform/resource/children.ts';
 import type { Row } from '../../platform/resource/define.ts';
@@ -45,14 +46,26 @@ const WORKING = new Set(['scheduling', 'pausing', 'resuming', 'terminating']);
 /** The contacts' custom fields a template may name. */
 const customFieldNames = async (w: WriteContext) => new Set((await definitionsIn(w, 'contacts')).map((d) => d.name));
 
+/** A text has a body and no subject, is sent by the sequence (a text by hand is a TASK step) and fits what gateways take. */
+function checkSms(step: Record<string, unknown>, variants: readonly StepVariant[]): void {
+  if (step.input_type === 'ON_DEMAND') throw fieldError('input_type', 'An SMS step is sent by the sequence: use a TASK step for a text to send by hand');
+  if (step.subject) throw fieldError('subject', 'An SMS step has no subject: leave it out or null');
+  if (typeof step.body !== 'string' || !step.body.trim()) throw fieldError('body', 'An SMS step needs a body: the text to send');
+  for (const [field, body] of [['body', step.body], ...variants.map((v, i) => [`variants.${i}.body`, v.body])]) {
+    if (body.length > SMS_MAX_LENGTH) throw fieldError(field, `An SMS step's text is at most ${SMS_MAX_LENGTH} characters, what gateways take`);
+  }
+  const titled = variants.findIndex((v) => v.subject);
+  if (titled >= 0) throw fieldError(`variants.${titled}.subject`, 'An SMS step has no subject: leave it out or null');
+}
+
 /** Checks a step about to be written and places it: the others move to make room at its `step_order`. */
 export async function beforeStepWrite(w: WriteContext, input: Record<string, unknown>, { parent, existing }: { parent: Row; existing?: ChildRow }): Promise<void> {
   const state = String(parent.status);
   if (WORKING.has(state)) throw conflict(`A sequence that is ${state} cannot be changed until its work is done`);
   if (state === 'completed') throw conflict('A sequence that is completed cannot be changed');
   const merged = { ...existing, ...input } as Record<string, unknown>;
-  if (merged.step_type === 'SMS') throw fieldError('step_type', 'SMS steps need an SMS provider, which this service does not have yet: use TASK for a text to send by hand');
   const variants = (input.variants as StepVariant[] | undefined) ?? [];
+  if (merged.step_type === 'SMS') checkSms(merged, input.variants === undefined ? parseJson<StepVariant[]>(merged.variants ?? '[]') : variants);
   if (input.variants !== undefined) input.variants = variants.map((v) => ({ subject: v.subject ?? null, body: v.body, weight: v.weight }));
   checkTemplates({
     subject: input.subject as string | null | undefined, body: input.body as string | null | undefined,

@@ -37,18 +37,9 @@ export interface EmailDriver {
   verify(): Promise<string>;
 }
 
-/**
- * A refusal the provider gave for good (SMTP 5xx, a recipient refused): retrying cannot help. Any
- * other error is transient (4xx, a refused or broken connection, a timeout): nothing was accepted,
- * and the send is tried again later.
- */
-export class PermanentSendError extends Error {
-  readonly response: string;
-  constructor(message: string, response: string) {
-    super(message);
-    this.response = response;
-  }
-}
+// SMTP 5xx and refused recipients are permanent; 4xx, a refused or broken connection and a timeout
+// are transient.
+export { PermanentSendError } from '../refusals.ts';
 
 export const EmailSettings = Type.Object({
   smtp: Type.Object({
