@@ -21,13 +21,13 @@ export function wakeSweep(w: WriteContext, sequenceId: string, at = w.now): void
   w.wake(sweepKey(sequenceId), SWEEP, { sequence_id: sequenceId }, at * 1000);
 }
 
-/** The ids of `contactIds` already in the sequence (an open enrollment). */
-async function alreadyIn(w: WriteContext, sequenceId: string, contactIds: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+/** The open enrollment of each of `contactIds` already in the sequence, by contact. */
+async function alreadyIn(w: WriteContext, sequenceId: string, contactIds: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   for (let i = 0; i < contactIds.length; i += CHUNK) {
-    const rows = await selectIn(w.tx, 'sequence_enrollments', w.scope).select('contact_id')
+    const rows = await selectIn(w.tx, 'sequence_enrollments', w.scope).select(['id', 'contact_id'])
       .where('sequence_id', '=', sequenceId).where('status', 'in', [...OPEN_ENROLLMENT]).where('contact_id', 'in', contactIds.slice(i, i + CHUNK)).execute();
-    for (const r of rows) found.add(r.contact_id);
+    for (const r of rows) found.set(r.contact_id, r.id);
   }
   return found;
 }
@@ -37,15 +37,8 @@ async function alreadyIn(w: WriteContext, sequenceId: string, contactIds: readon
  * `firstWait` seconds from now; answers the enrollment of each, new or the open one it had.
  */
 export async function enrol(w: WriteContext, sequence: Row, contactIds: readonly string[], firstWait: number, live: boolean): Promise<Map<string, { id: string; created: boolean }>> {
-  const open = new Map<string, { id: string; created: boolean }>();
   const known = await alreadyIn(w, sequence.id, contactIds);
-  if (known.size > 0) {
-    for (let i = 0; i < contactIds.length; i += CHUNK) {
-      const rows = await selectIn(w.tx, 'sequence_enrollments', w.scope).select(['id', 'contact_id'])
-        .where('sequence_id', '=', sequence.id).where('status', 'in', [...OPEN_ENROLLMENT]).where('contact_id', 'in', contactIds.slice(i, i + CHUNK)).execute();
-      for (const r of rows) open.set(r.contact_id, { id: r.id, created: false });
-    }
-  }
+  const open = new Map([...known].map(([contactId, id]) => [contactId, { id, created: false }]));
   const fresh = contactIds.filter((id) => !known.has(id));
   const due = w.now + firstWait;
   for (let i = 0; i < fresh.length; i += CHUNK) {
