@@ -111,6 +111,29 @@ describe('mailboxes over SMTP', () => {
     expect(smtp.deferNext.get(to)).toBe(0);
   });
 
+  it('a campaign\'s message whose recipient is suppressed while the server defers it is never sent, and its credit goes back', async () => {
+    const t = await sender();
+    const to = recipient();
+    smtp.deferNext.set(to, 1000);
+    const list = await ok(t.live.post('/v1/lists', { name: 'Deferred', type: 'contacts' }), 201);
+    await ok(t.live.post('/v1/contacts', { list_id: list.id, first_name: 'Grace', work_email: to }), 201);
+    const anyTime = { timezone: 'UTC', days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start_hour: 0, end_hour: 24 };
+    const campaign = await ok(t.live.post('/v1/campaigns', { name: 'Deferred', list_id: list.id, mailbox_ids: [t.mailbox.id], steps: [{ channel: 'email', subject: 'Hello', body: 'Hi' }], schedule: anyTime }), 201);
+    const { sequence_id } = await ok(t.live.post(`/v1/campaigns/${campaign.id}/launch`, { force: true }));
+    // Queued and paid for, then deferred by the server (451) and waiting to be tried again.
+    const [deferred] = await waitFor(async () => (await ok(t.live.get(`/v1/outbox?record_id=${sequence_id}`))) as unknown as Json[], (m) => m.length === 1 && m[0].attempts >= 1, 60_000, 100);
+    await ok(t.live.post('/v1/suppressions', { channel: 'email', address: to }), 201);
+    const suppressed = await settled(t.live, deferred.id, 'suppressed');
+    expect(suppressed.error).toBe(`${to} is suppressed (manual)`);
+    expect(smtp.count(deferred.message_id)).toBe(0);
+    const ledger = async (type: string) => (await ok(t.live.get(`/v1/usage/transactions?type=${type}`))) as unknown as Json[];
+    expect(await ledger('debit')).toMatchObject([{ amount: 1, resource_id: campaign.id }]);
+    const [refund] = await waitFor(() => ledger('refund'), (r) => r.length === 1);
+    expect(refund).toMatchObject({ amount: 1, operation: 'campaign.send', resource_id: campaign.id, description: expect.stringContaining(deferred.id) });
+    const [failed] = (await ok(t.live.get('/v1/events?type=message.failed'))) as unknown as Json[];
+    expect(failed.previous_attributes).toEqual({ status: 'queued', error: expect.stringContaining('451') });
+  });
+
   it('a server that refuses connections is retried until it answers, and the message is sent once', async () => {
     const port = await freePort();
     const t = await sender({}, { settings: { smtp: { host: '127.0.0.1', port, secure: false } } });

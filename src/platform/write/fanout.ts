@@ -29,6 +29,8 @@ export type EventConsumer = (w: EventWrite, events: readonly PendingEvent[]) => 
 export interface FollowedEvent {
   type: EventType;
   object: Record<string, unknown> & { id: string };
+  /** The earlier values of what changed, when the event records them. */
+  previous: Record<string, unknown> | null;
 }
 
 /** Reads and writes in the write of the events it follows, before the write's end. */
@@ -59,7 +61,13 @@ export async function follow(w: WriteContext, events: readonly PendingEvent[], f
     const until = events.length;
     for (const follower of followers) {
       const mine = events.slice(from, until).filter((e) => follower.types.includes(e.type));
-      if (mine.length > 0) await follower.follow(w, mine.map((e) => ({ type: e.type, object: (JSON.parse(e.data) as { object: FollowedEvent['object'] }).object })));
+      if (mine.length > 0) {
+        await follower.follow(w, mine.map((e) => ({
+          type: e.type,
+          object: (JSON.parse(e.data) as { object: FollowedEvent['object'] }).object,
+          previous: e.previous_attributes ? JSON.parse(e.previous_attributes) as Record<string, unknown> : null,
+        })));
+      }
     }
     from = until;
   }

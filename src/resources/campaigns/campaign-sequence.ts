@@ -94,10 +94,15 @@ async function follow(w: WriteContext, event: FollowedEvent): Promise<void> {
   await performAction(campaigns, w, campaign, move.action);
 }
 
-/** A message of a campaign the provider refused for good was paid for and never sent: its credit goes back. */
+/**
+ * A message of a campaign paid for and never sent gets its credit back: one the provider refused for
+ * good, or one whose recipient was suppressed after it was queued (one suppressed when it was
+ * queued was never paid for).
+ */
 async function refundFailed(w: WriteContext, event: FollowedEvent): Promise<void> {
   const message = event.object;
-  if (message.status !== 'failed' || message.record_type !== 'sequence') return;
+  const paid = message.status === 'failed' || (message.status === 'suppressed' && event.previous?.status === 'queued');
+  if (!paid || message.record_type !== 'sequence') return;
   const sequence = await selectIn(w.tx, 'sequences', w.scope).select(['campaign_id']).where('id', '=', String(message.record_id)).executeTakeFirst();
   if (sequence?.campaign_id) await refundCredits(w, 1, 'campaign.send', sequence.campaign_id, `Message ${String(message.id)} failed: ${String(message.error ?? 'refused by the provider')}`);
 }

@@ -39,11 +39,11 @@ const inRun: Ahead = { by: SENDS as ReadAhead, key: () => null };
 
 export const INTERRUPTED = 'Interrupted: the process stopped while the provider was being called, so whether it took the message is unknown; it is not sent again by itself';
 
-/** Ends a message that will not be sent, with `message.failed`. */
+/** Ends a message that will not be sent, with `message.failed` (its status and error before among the previous attributes). */
 async function fail(w: WriteContext, row: Row, status: 'failed' | 'suppressed', error: string): Promise<void> {
   const changes = { status, error, updated_at: w.now };
   await updateIn(w.tx, 'outbox_messages', w.scope).set(changes).where('id', '=', row.id as string).execute();
-  w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }));
+  w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }), { status: row.status, error: row.error ?? null });
 }
 
 /** Ends the message as `suppressed` when one of its recipients is (on its channel); whether it did. */
