@@ -133,11 +133,15 @@ describe('sequences', () => {
     const moved = await enrollmentsOf(s.c, seq.id);
     expect(moved.map((e) => [e.step_index, e.status, e.mailbox_id])).toEqual([[1, 'active', s.mailbox.id], [1, 'active', s.mailbox.id]]);
     expect(moved[0].due_at - moved[0].last_sent_at).toBe(2 * 86_400);
+    // The preview of the follow-up is what goes: it answers Grace's first message.
+    const [, second] = (await get(s.c, `/v1/sequences/${seq.id}/steps`)) as unknown as Json[];
+    const preview = await ok(s.c.post(`/v1/sequences/${seq.id}/preview`, { contact_id: s.contacts[0].id, step_id: second.id }));
 
     clock.advance(2 * 86_400);
     const all = await sent(s.c, seq.id, 4);
     const followUp = all.find((m) => m.to_addresses[0] === 'grace@example.org' && m.id !== grace.id)!;
     expect(followUp).toMatchObject({ subject: 'Re: Hello Grace', text: 'Following up, Grace\n\n-- \nAda, Sender Inc.' });
+    expect(preview).toMatchObject({ subject: followUp.subject, text: followUp.text, to: 'grace@example.org' });
     expect(followUp.headers).toMatchObject({ 'In-Reply-To': grace.message_id, References: grace.message_id });
     await until(s.c, seq.id, 'completed');
     const done = await enrollmentsOf(s.c, seq.id);

@@ -10,7 +10,6 @@
 // SMS step's text, to the contact's phone, to the SMS provider).
 // A campaign's sequence pays one credit per message it queues, debited in the run's write; with the
 // balance spent, its steps wait (and are asked again every few minutes) rather than go unpaid.
-import { createHash } from 'node:crypto';
 import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { defineJobKind } from '../../platform/jobs/kinds.ts';
@@ -20,7 +19,6 @@ import type { Row } from '../../platform/resource/define.ts';
 import { performAction } from '../../platform/resource/lifecycle.ts';
 import { createRecord, findRow } from '../../platform/resource/store.ts';
 import { rowsByIds, selectIn, updateIn } from '../../platform/resource/tenancy.ts';
-import { renderTemplate } from '../../platform/templates/liquid.ts';
 import { weeklyOf, type Schedule } from '../../platform/time/schedule.ts';
 import { nextAllowed, type WeeklyIntervals } from '../../platform/time/windows.ts';
 import { ianaZone } from '../../platform/time/zones.ts';
@@ -31,6 +29,7 @@ import { debitCredits } from '../usage/usage.store.ts';
 import { enrollments } from './enrollments.resource.ts';
 import { enrol, listContacts, wakeSweep } from './enrollments.store.ts';
 import { sequences } from './sequences.resource.ts';
+import { renderStep, type RenderedStep } from './render-step.ts';
 import { OPEN_ENROLLMENT, TASK_STEPS } from './sequences.schemas.ts';
 import { stepsOf, type Step } from './steps.store.ts';
 import { SWEEP, type SweepPayload } from './sweep-kind.ts';
@@ -42,19 +41,6 @@ export const BATCH = 200;
 const NEW_CONTACTS_EVERY = 60;
 /** When a mailbox at its limit is asked again, at the latest. */
 const ROOM_RETRY = 300;
-
-/** The step's subject and body, or one of its variants, chosen by weight for the enrollment and kept: the same every time it is asked. */
-export function versionOf(step: Step, enrollmentId: string): { subject: string | null; body: string | null } {
-  if (step.variants.length === 0) return step;
-  const weights = [1, ...step.variants.map((v) => v.weight)];
-  const total = weights.reduce((a, b) => a + b, 0);
-  let pick = createHash('sha256').update(`${enrollmentId}:${step.id}`).digest().readUInt32BE(0) % total;
-  for (const [i, weight] of weights.entries()) {
-    if (pick < weight) return i === 0 ? step : { subject: step.variants[i - 1].subject ?? step.subject, body: step.variants[i - 1].body };
-    pick -= weight;
-  }
-  return step;
-}
 
 /** What one run knows of the sequence: its steps, the enrollments' contacts and companies, its mailboxes and their room. */
 interface Run {
@@ -186,22 +172,18 @@ async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<vo
   if (!mailbox || unpaid) return waitUntil(run, e, w.now + ROOM_RETRY);
   const sendKey = sendKeyOf(e, step);
   const link = unsubscribeLink(w, { channel: 'email', address, contact_id: contact.id, message_id: messageIdFor(w, sendKey, String(mailbox.email)) });
-  const values = templateValues(contact, run.companies.get(String(contact.company_id)), mailbox, link.url);
-  const version = versionOf(step, e.id);
-  let subject: string;
-  let text: string;
+  const thread = parseJson<string[]>(e.thread_message_ids);
+  const sameThread = Boolean(sequence.send_in_same_thread) && thread.length > 0;
+  let rendered: RenderedStep;
   try {
-    subject = renderTemplate(version.subject ?? '', values).trim();
-    text = renderTemplate(version.body ?? '', values);
+    rendered = renderStep(step, e.id, templateValues(contact, run.companies.get(String(contact.company_id)), mailbox, link.url), {
+      signature: mailbox.signature as string | null, firstSubject: sameThread ? run.firstSubjects.get(thread[0]) : undefined,
+    });
   } catch (error) {
     return void (await fail(w, e, `Step ${step.step_order} could not be rendered: ${(error as Error).message}`));
   }
-  const thread = parseJson<string[]>(e.thread_message_ids);
-  const sameThread = Boolean(sequence.send_in_same_thread) && thread.length > 0;
-  const first = sameThread && !subject ? run.firstSubjects.get(thread[0]) : undefined;
-  if (first) subject = /^re:/i.test(first) ? first : `Re: ${first}`;
+  const { subject, text } = rendered;
   if (!subject) return void (await fail(w, e, `Step ${step.step_order} has no subject`));
-  if (mailbox.signature) text = `${text}\n\n-- \n${mailbox.signature as string}`;
   const queued = await queueEmail(w, sendKey, {
     from: String(mailbox.email), fromName: mailbox.display_name as string | null, to: [address], subject, text,
     headers: listUnsubscribeHeaders(link.url), inReplyTo: sameThread ? thread.at(-1) : null, references: sameThread ? thread : [],
@@ -226,7 +208,7 @@ async function sendSms(run: Run, e: Row, step: Step, contact: Row): Promise<void
   const sender = run.mailboxes.find((m) => m.id === e.mailbox_id) ?? run.mailboxes[0];
   let text: string;
   try {
-    text = renderTemplate(versionOf(step, e.id).body ?? '', templateValues(contact, run.companies.get(String(contact.company_id)), sender, link.url));
+    text = renderStep(step, e.id, templateValues(contact, run.companies.get(String(contact.company_id)), sender, link.url)).text;
   } catch (error) {
     return void (await fail(w, e, `Step ${step.step_order} could not be rendered: ${(error as Error).message}`));
   }

@@ -15,13 +15,12 @@ import { getRow, presentOne } from '../../platform/resource/store.ts';
 import { rowsByIds, selectIn } from '../../platform/resource/tenancy.ts';
 import { Data, errorResponses, ListOf, Str, StringEnum } from '../../platform/schemas.ts';
 import { e164Of, unsubscribePath } from '../../platform/outbox/suppressions.ts';
-import { renderTemplate } from '../../platform/templates/liquid.ts';
 import { mutate, respond } from '../../platform/write.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
 import { enrollments } from './enrollments.resource.ts';
 import { enrol, listContacts } from './enrollments.store.ts';
-import { versionOf } from './scheduler.ts';
+import { renderStep, type RenderedStep } from './render-step.ts';
 import { sequences } from './sequences.resource.ts';
 import { EnrollBody } from './sequences.schemas.ts';
 import { stepAnalytics } from './analytics.ts';
@@ -63,7 +62,7 @@ const Preview = Type.Object({
   step_type: Type.String({ description: 'Its type' }),
   from: Type.Union([Type.String(), Type.Null()], { description: 'The mailbox it would go from (the enrollment\'s, else the first of the rotation); null for a text, which goes from the SMS provider\'s number' }),
   to: Type.Union([Type.String(), Type.Null()], { description: 'The contact\'s address; for a text, its phone number in E.164 form (null when it has none with a country code)' }),
-  subject: Type.String({ description: 'The rendered subject; empty for a text' }),
+  subject: Type.String({ description: 'The rendered subject (a same-thread step without one: `Re:` and the thread\'s first subject); empty for a text' }),
   text: Type.String({ description: 'The rendered text, with the mailbox\'s signature (e-mail); `{{ unsubscribe_url }}` shows a link that goes nowhere' }),
 }, { description: 'A step as it would be sent to the contact' });
 
@@ -174,7 +173,7 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/sequences/:id/preview', {
     schema: {
       tags, operationId: 'previewSequenceStep', summary: 'Preview a step for a contact',
-      description: 'Renders the step (or the A/B variant the contact\'s enrollment is given) exactly as it would be sent to the contact, with the mailbox it would go from. Unknown sequence, step or contact: 404. Nothing is written.',
+      description: 'Renders the step (or the A/B variant the contact\'s enrollment is given) exactly as it would be sent to the contact, with the mailbox it would go from, and a same-thread step without a subject answering the enrollment\'s first message (`Re: …`). Unknown sequence, step or contact: 404; a step that cannot be rendered for the contact: 422. Nothing is written.',
       params, body: PreviewBody, response: { 200: Data(Preview, 'The step as it would be sent'), ...errorResponses(404, 422) },
     },
   }, async (req) => {
@@ -188,14 +187,19 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
     const mailbox = mailboxId ? await selectIn(db, 'mailboxes', req.scope).selectAll().where('id', '=', String(mailboxId)).executeTakeFirst() as Row | undefined : undefined;
     const company = contact.company_id ? (await rowsByIds(db, 'companies', req.scope, [String(contact.company_id)]))[0] as Row | undefined : undefined;
     const values = templateValues(contact, company, mailbox, publicUrlOf(unsubscribePath('preview')));
-    const version = versionOf(step, enrollment?.id ?? contact.id);
-    let text = renderTemplate(version.body ?? '', values);
-    if (step.step_type === 'SMS') return { data: { step_id: step.id, step_type: step.step_type, from: null, to: e164Of(String(contact.phone ?? '')) ?? null, subject: '', text } };
-    if (mailbox?.signature) text = `${text}\n\n-- \n${mailbox.signature as string}`;
+    const thread = enrollment && sequence.send_in_same_thread ? parseJson<string[]>(enrollment.thread_message_ids) : [];
+    const first = thread[0] ? await selectIn(db, 'outbox_messages', req.scope).select('subject').where('message_id', '=', thread[0]).executeTakeFirst() : undefined;
+    let rendered: RenderedStep;
+    try {
+      rendered = renderStep(step, enrollment?.id ?? contact.id, values, { signature: mailbox?.signature as string | null | undefined, firstSubject: first?.subject ?? undefined });
+    } catch (error) {
+      throw validationError([{ loc: ['body', 'contact_id'], msg: `Step ${step.step_order} cannot be rendered for this contact: ${(error as Error).message}`, type: 'value_error.template' }]);
+    }
+    const sms = step.step_type === 'SMS';
     return {
       data: {
-        step_id: step.id, step_type: step.step_type, from: (mailbox?.email as string | undefined) ?? null, to: (contact.work_email ?? contact.personal_email ?? null) as string | null,
-        subject: renderTemplate(version.subject ?? '', values).trim(), text,
+        step_id: step.id, step_type: step.step_type, from: sms ? null : (mailbox?.email as string | undefined) ?? null,
+        to: sms ? e164Of(String(contact.phone ?? '')) ?? null : (contact.work_email ?? contact.personal_email ?? null) as string | null, ...rendered,
       },
     };
   });
