@@ -29,6 +29,11 @@ export interface ListBody<T> {
   pagination: { page: number; limit: number; total: number; has_next: boolean; next_cursor: string | null };
 }
 
+/** A list whole on one page (a record's steps in their new order): the shape of every list answer. */
+export const wholeList = <T>(data: T[]): ListBody<T> => ({
+  object: 'list', data, next_cursor: null, pagination: { page: 1, limit: data.length, total: data.length, has_next: false, next_cursor: null },
+});
+
 const PAGING_PARAMS = new Set(['page', 'limit', 'cursor']);
 /** Issued cursors are far shorter; a longer one is malformed, without the cost of checking it. */
 const MAX_CURSOR_LENGTH = 512;

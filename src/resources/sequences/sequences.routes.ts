@@ -16,6 +16,7 @@ import { rowsByIds, selectIn } from '../../platform/resource/tenancy.ts';
 import { Data, errorResponses, ListOf, Str, StringEnum } from '../../platform/schemas.ts';
 import { e164Of, unsubscribePath } from '../../platform/outbox/suppressions.ts';
 import { mutate, respond } from '../../platform/write.ts';
+import { wholeList } from '../../platform/pagination.ts';
 import { contacts } from '../contacts/contacts.resource.ts';
 import { CONTACT_LIST_TYPES, lists } from '../lists/lists.resource.ts';
 import { enrollments } from './enrollments.resource.ts';
@@ -167,7 +168,7 @@ export async function sequenceRoutes(fastify: FastifyInstance): Promise<void> {
     const rows = await selectIn(w.tx, 'sequence_steps', w.scope).selectAll().where('sequence_id', '=', sequence.id).orderBy('step_order').execute();
     const ordered = await presentChildren(sequenceSteps, w.tx, w.scope, rows as never);
     w.emit('sequence.steps_reordered', { ...(await presentOne(sequences, w.tx, w.scope, sequence)), step_ids: given });
-    return { status: 200, payload: { object: 'list', data: ordered, next_cursor: null, pagination: { page: 1, limit: ordered.length, total: ordered.length, has_next: false, next_cursor: null } } };
+    return { status: 200, payload: wholeList(ordered) };
   }));
 
   app.post('/sequences/:id/preview', {
