@@ -40,13 +40,23 @@ export async function readCursor(db: Kysely<DB>, scope: Scope, connectionId: str
   return selectIn(db, 'imap_cursors', scope).selectAll().where('id', '=', connectionId).executeTakeFirst();
 }
 
-/** Writes the cursor's columns given, making the cursor on its first write. */
-async function writeCursor(w: WriteContext, connectionId: string, mailbox: string, values: Record<string, unknown>): Promise<void> {
+/**
+ * Writes the cursor's columns given, making the cursor on its first write. Its `last_uid` only moves
+ * forward within one mailbox and UIDVALIDITY: two polls of one connection at once (a poll asked for
+ * while the scheduled one runs) may write theirs in either order.
+ */
+async function writeCursor(w: WriteContext, connectionId: string, mailbox: string, values: Record<string, unknown> & { uid_validity?: unknown; last_uid?: number }): Promise<void> {
   await w.tx.insertInto('imap_cursors').values({
     ...tenantOf(w.scope), id: connectionId, mailbox, uid_validity: null, last_uid: 0, last_polled_at: null, last_error: null, last_error_at: null,
     messages_recorded: 0, created_at: w.now, updated_at: w.now,
   }).onConflict((oc) => oc.columns(['org_id', 'mode', 'id']).doNothing()).execute();
-  await updateIn(w.tx, 'imap_cursors', w.scope).set({ ...values, updated_at: w.now } as never).where('id', '=', connectionId).execute();
+  const set: Record<string, unknown> = { ...values, updated_at: w.now };
+  if (values.last_uid !== undefined) {
+    const uid = values.last_uid;
+    const validity = values.uid_validity ?? null;
+    set.last_uid = sql`case when mailbox = ${mailbox} and coalesce(uid_validity, '') = coalesce(cast(${validity === null ? null : String(validity)} as text), '') and last_uid > ${uid} then last_uid else cast(${uid} as bigint) end`;
+  }
+  await updateIn(w.tx, 'imap_cursors', w.scope).set(set as never).where('id', '=', connectionId).execute();
 }
 
 export interface PollContext {
