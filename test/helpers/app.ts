@@ -17,11 +17,14 @@ export const redisUrl = (): string => process.env.TEST_REDIS_URL ?? 'redis://127
 export const capturedLogs: string[] = [];
 
 /**
- * How every app and process of the suite delivers webhooks. On PostgreSQL they all share one job
- * queue, so any of them may run any test's delivery: all reach local receivers and retry within a
- * second. The SSRF tests turn private networks off in an app that runs no workers.
+ * How every app and process of the suite delivers webhooks and polls mailboxes. On PostgreSQL they
+ * all share one job queue, so any of them may run any test's delivery or poll: all reach local
+ * receivers and retry within a second, and an IMAP poll of a host that never answers (a connection
+ * to imap.example.com) gives up in 5 s rather than 30, so that the polls every test's connections
+ * keep making never hold a runner's slots for long (a runner whose clock a test moved ahead finds
+ * all of them due). The SSRF tests turn private networks off in an app that runs no workers.
  */
-export const DELIVERY_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' };
+export const DELIVERY_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', IMAP_TIMEOUT_MS: '5000' };
 
 /**
  * The time of every app this test file builds: real time until a test moves it
