@@ -21,11 +21,12 @@ export const capturedLogs: string[] = [];
  * all share one job queue, so any of them may run any test's delivery or poll: all reach local
  * receivers and retry within a second. The IMAP polls of the tests' connections (hosts such as
  * imap.example.com, which never answer here) come hourly rather than every minute and give up in
- * 5 s rather than 30, so that they never hold a runner's slots for long: a runner whose clock a
- * test moved ahead finds all of them due. Tests poll with `POST /v1/connections/{id}/poll`. The
- * SSRF tests turn private networks off in an app that runs no workers.
+ * a second rather than 30 (the Dovecot tests set their own), so that they never hold a runner's
+ * slots for long: a runner whose clock a test moved ahead finds all of them due. Tests poll with
+ * `POST /v1/connections/{id}/poll`. The SSRF tests turn private networks off in an app that runs
+ * no workers.
  */
-export const DELIVERY_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', IMAP_TIMEOUT_MS: '5000', IMAP_POLL_SECONDS: '3600' };
+export const DELIVERY_ENV = { OUTBOUND_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1', IMAP_TIMEOUT_MS: '1000', IMAP_POLL_SECONDS: '3600' };
 
 /**
  * The time of every app this test file builds: real time until a test moves it
