@@ -108,8 +108,16 @@ export function noneSuppressed<T extends keyof DB>(eb: ExpressionBuilder<DB, T>,
   const one = sql.lit(1).as('one');
   const own = eb.not(eb.exists(selectIn(db, 'suppressions', scope).select(one).where('channel', '=', channel).where('address', 'in', addresses)));
   if (channel !== 'email') return own;
-  const values = [...new Set([...addresses, ...addresses.map(domainOf)])];
-  return eb.and([own, eb.not(eb.exists(selectIn(db, 'list_entries', scope).select(one).where('value', 'in', values)))]);
+  return eb.and([own, eb.not(eb.exists(selectIn(db, 'list_entries', scope).select(one).where('value', 'in', listedValues(addresses))))]);
+}
+
+/** The values a list entry may hold to suppress `addresses` (e-mail): each address and its domain. */
+const listedValues = (addresses: readonly string[]) => [...new Set([...addresses, ...addresses.map(domainOf)])];
+
+/** The parameters `noneSuppressed` gives its statement, in their order (for a statement compiled once per shape). */
+export function noneSuppressedParams(scope: Scope, addresses: readonly string[], channel: Channel = 'email'): unknown[] {
+  const own = [scope.orgId, scope.mode, channel, ...addresses];
+  return channel === 'email' ? [...own, scope.orgId, scope.mode, ...listedValues(addresses)] : own;
 }
 
 export type SuppressionRow = Selectable<DB['suppressions']>;

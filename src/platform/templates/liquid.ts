@@ -73,7 +73,24 @@ export function checkTemplates(fields: Record<string, string | null | undefined>
   if (detail.length > 0) throw validationError(detail);
 }
 
+/**
+ * Parsed templates by their text, the most recently used last: a sequence's step renders the same
+ * few templates for every enrollment, and parsing was most of a render. A parsed template holds no
+ * state of a render, so one may serve every tenant that wrote the same text.
+ */
+const parsed = new Map<string, Template[]>();
+const PARSED_KEPT = 256;
+
+function parsedOf(text: string): Template[] {
+  let templates = parsed.get(text);
+  if (templates) parsed.delete(text);
+  else templates = engine.parse(text);
+  parsed.set(text, templates);
+  if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  return templates;
+}
+
 /** `text` rendered with `values`; throws when it names what `values` lacks (checked at save, so rare). */
 export function renderTemplate(text: string, values: Record<string, unknown>): string {
-  return engine.parseAndRenderSync(text, values) as string;
+  return engine.renderSync(parsedOf(text), values) as string;
 }

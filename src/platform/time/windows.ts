@@ -33,8 +33,26 @@ const minuteOf = (hhmm: string): number => {
   return Number(m[1] ?? m[3]) * 60 + Number(m[2] ?? m[4]);
 };
 
+/**
+ * Readings already found, by zone, date and minute: a sequence's scheduler asks the same few for
+ * every enrollment it steps, and each costs a zone's rules. Emptied when full (they never change).
+ */
+const readings = new Map<string, number>();
+const READINGS_KEPT = 10_000;
+
 /** Epoch milliseconds of the first moment the clock of `zone` reads `minute` of `date`, or the jump past it. */
 function firstReading(date: Temporal.PlainDate, minute: number, zone: string): number {
+  const key = `${zone} ${date.toString()} ${minute}`;
+  let found = readings.get(key);
+  if (found === undefined) {
+    if (readings.size >= READINGS_KEPT) readings.clear();
+    found = readingOf(date, minute, zone);
+    readings.set(key, found);
+  }
+  return found;
+}
+
+function readingOf(date: Temporal.PlainDate, minute: number, zone: string): number {
   const day = minute === 24 * 60 ? date.add({ days: 1 }) : date;
   const wall = day.toPlainDateTime({ hour: Math.floor(minute / 60) % 24, minute: minute % 60 });
   const earlier = wall.toZonedDateTime(zone, { disambiguation: 'earlier' });

@@ -15,7 +15,8 @@ import { defineJobKind, RetryLater } from '../../platform/jobs/kinds.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { outboxMessages } from '../../platform/outbox/outbox.resource.ts';
 import { OUTBOX_SEND, type SendPayload } from '../../platform/outbox/send.ts';
-import { noneSuppressed, suppressionOf, type Channel } from '../../platform/outbox/suppressions.ts';
+import { noneSuppressed, noneSuppressedParams, suppressionOf, type Channel } from '../../platform/outbox/suppressions.ts';
+import { shaped } from '../../db/prepared.ts';
 import { PermanentSendError, type EmailDriver, type EmailMessage } from '../../platform/providers/email/email.ts';
 import type { SmsAnswer } from '../../platform/providers/sms/sms.ts';
 import type { Row } from '../../platform/resource/define.ts';
@@ -81,10 +82,14 @@ async function settledBefore(w: WriteContext, row: Row): Promise<boolean> {
  */
 async function recordAttempt(w: WriteContext, row: Row, to: string[], set: Record<string, unknown>): Promise<Row | 'changed' | undefined> {
   const attempt = { attempted_at: w.now, attempts: Number(row.attempts) + 1, updated_at: w.now, ...set };
-  const { numUpdatedRows } = await updateIn(w.tx, 'outbox_messages', w.scope).set(attempt)
-    .where('id', '=', row.id as string).where('status', '=', 'queued').where('attempted_at', 'is', null)
-    .where((eb) => noneSuppressed(eb, w.tx, w.scope, to, row.channel as Channel)).executeTakeFirstOrThrow();
-  if (numUpdatedRows > 0n) return { ...row, ...attempt };
+  const channel = row.channel as Channel;
+  // Every send runs it: compiled once per shape (its columns, channel, recipients and their domains).
+  const params = [...Object.values(attempt), w.scope.orgId, w.scope.mode, row.id, 'queued', ...noneSuppressedParams(w.scope, to, channel)];
+  const { numAffectedRows } = await shaped(w.tx, w.dialect, `outbox attempt ${Object.keys(set).join()} ${channel} ${to.length} ${params.length}`, params, () =>
+    updateIn(w.tx, 'outbox_messages', w.scope).set(attempt)
+      .where('id', '=', row.id as string).where('status', '=', 'queued').where('attempted_at', 'is', null)
+      .where((eb) => noneSuppressed(eb, w.tx, w.scope, to, channel))).execute();
+  if (Number(numAffectedRows ?? 0) > 0) return { ...row, ...attempt };
   return (await failSuppressed(w, row, to)) ? undefined : 'changed';
 }
 
