@@ -12,6 +12,7 @@ import { waitFor } from '../helpers/wait.ts';
 
 const app = await testApp({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' } });
 afterAll(() => app.close());
+const db = app.services.database.db;
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 const noSandbox = { sandbox: false };
@@ -163,8 +164,12 @@ describe('sequences', () => {
     await ok(s.c.post(`/v1/sequences/${seq.id}/run`));
     await until(s.c, seq.id, 'completed');
     await sent(s.c, seq.id, 4);
-    const byAddress = Object.fromEntries((await outboxOf(s.c, seq.id)).map((m) => [m.to_addresses[0], m.status]));
+    const messages = await outboxOf(s.c, seq.id);
+    const byAddress = Object.fromEntries(messages.map((m) => [m.to_addresses[0], m.status]));
     expect(byAddress).toEqual({ 'grace@example.org': 'delivered', 'own@example.org': 'suppressed', 'listed@example.org': 'suppressed', 'anyone@blocked.example': 'suppressed' });
+    // Only the message sent has an unsubscribe link: none is made for a message never sent.
+    const links = await db.selectFrom('unsubscribe_links').select('address').where('message_id', 'in', messages.map((m) => String(m.message_id))).execute();
+    expect(links.map((l) => l.address)).toEqual(['grace@example.org']);
     const reasons = (await enrollmentsOf(s.c, seq.id)).map((e) => e.reason).sort();
     expect(reasons).toEqual(['completed', 'suppressed', 'suppressed', 'suppressed']);
   });

@@ -85,6 +85,7 @@ export interface SendsAhead {
 export interface Send { sendKey: string; channel: Channel; to: readonly string[] }
 
 const recipientOf = (channel: Channel, address: string) => `${channel}\n${address}`;
+const queuedBefore = (r: { id: string; message_id: string | null; status: string }): Queued => ({ id: r.id, message_id: r.message_id ?? '', status: r.status, created: false });
 /** Bound values of one read: well inside both stores' limits. */
 const CHUNK = 500;
 
@@ -93,10 +94,14 @@ export async function readSendsAhead(w: WriteContext, sends: readonly Send[]): P
   const keys = [...ahead.keys];
   for (let i = 0; i < keys.length; i += CHUNK) {
     const rows = await selectIn(w.tx, 'outbox_messages', w.scope).select(['id', 'message_id', 'status', 'send_key']).where('send_key', 'in', keys.slice(i, i + CHUNK)).execute();
-    for (const r of rows) ahead.known.set(r.send_key!, { id: r.id, message_id: r.message_id ?? '', status: r.status, created: false });
+    for (const r of rows) ahead.known.set(r.send_key!, queuedBefore(r));
   }
   const byChannel = new Map<Channel, string[]>();
-  for (const x of sends) for (const a of x.to) byChannel.set(x.channel, [...(byChannel.get(x.channel) ?? []), normalizeAddress(x.channel, a)]);
+  for (const x of sends) {
+    let addresses = byChannel.get(x.channel);
+    if (!addresses) byChannel.set(x.channel, (addresses = []));
+    for (const a of x.to) addresses.push(normalizeAddress(x.channel, a));
+  }
   for (const [channel, addresses] of byChannel) {
     for (let i = 0; i < addresses.length; i += CHUNK) {
       const chunk = addresses.slice(i, i + CHUNK);
@@ -111,6 +116,16 @@ export async function readSendsAhead(w: WriteContext, sends: readonly Send[]): P
   return ahead;
 }
 
+/**
+ * Whether `send` of a batch read ahead would be queued to be sent: no message was queued under its
+ * key, and none of its recipients is suppressed. What only a message to be sent needs (its
+ * unsubscribe link) is made only then.
+ */
+export function willSend(ahead: SendsAhead, send: Send): boolean {
+  if (ahead.known.has(send.sendKey)) return false;
+  return !send.to.some((a) => ahead.suppressed.has(recipientOf(send.channel, normalizeAddress(send.channel, a))));
+}
+
 interface QueueOptions {
   /** Milliseconds: when the send job may run (see `queueEmail`). */
   runAt?: number;
@@ -122,7 +137,7 @@ interface QueueOptions {
 async function knownSend(w: WriteContext, sendKey: string, ahead?: SendsAhead): Promise<Queued | undefined> {
   if (ahead?.keys.has(sendKey)) return ahead.known.get(sendKey);
   const known = await selectIn(w.tx, 'outbox_messages', w.scope).select(['id', 'message_id', 'status']).where('send_key', '=', sendKey).executeTakeFirst();
-  return known && { id: known.id, message_id: known.message_id ?? '', status: known.status, created: false };
+  return known && queuedBefore(known);
 }
 
 /** Why one of `to` (normalized) may not be sent to on `channel`, or undefined. */

@@ -13,7 +13,7 @@
 import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { defineJobKind } from '../../platform/jobs/kinds.ts';
-import { messageIdFor, queueEmail, queueSms, readSendsAhead, textIdFor, type Send, type SendsAhead } from '../../platform/outbox/send.ts';
+import { messageIdFor, queueEmail, queueSms, readSendsAhead, textIdFor, willSend, type Send, type SendsAhead } from '../../platform/outbox/send.ts';
 import { e164Of, listUnsubscribeHeaders, unsubscribeLink } from '../../platform/outbox/suppressions.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { performAction } from '../../platform/resource/lifecycle.ts';
@@ -162,21 +162,32 @@ function readAheadFor(w: WriteContext, steps: Step[], due: Row[], contacts: Map<
   return readSendsAhead(w, sends);
 }
 
+/** A campaign's sends wait once the credits its run could spend are spent. */
+const unpaid = (run: Run) => run.credits !== undefined && run.credits.spent >= run.credits.balance;
+
+/**
+ * The unsubscribe URL of a message about to be queued, made only when it will be sent: a message
+ * queued before (a step run again) keeps its own, and one to a suppressed recipient needs none.
+ */
+function linkFor(run: Run, send: Send, contact: Row, messageId: string): string | null {
+  if (!willSend(run.ahead, send)) return null;
+  return unsubscribeLink(run.w, { channel: send.channel, address: send.to[0], contact_id: contact.id, message_id: messageId }).url;
+}
+
 /** Sends the enrollment's e-mail step, or says why it waits (false). */
 async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<void> {
   const { w, sequence } = run;
   const address = addressOf(step, contact);
   if (!address) return void (await fail(w, e, 'The contact has no e-mail address'));
   const mailbox = mailboxFor(run, e);
-  const unpaid = run.credits !== undefined && run.credits.spent >= run.credits.balance;
-  if (!mailbox || unpaid) return waitUntil(run, e, w.now + ROOM_RETRY);
+  if (!mailbox || unpaid(run)) return waitUntil(run, e, w.now + ROOM_RETRY);
   const sendKey = sendKeyOf(e, step);
-  const link = unsubscribeLink(w, { channel: 'email', address, contact_id: contact.id, message_id: messageIdFor(w, sendKey, String(mailbox.email)) });
+  const link = linkFor(run, { sendKey, channel: 'email', to: [address] }, contact, messageIdFor(w, sendKey, String(mailbox.email)));
   const thread = parseJson<string[]>(e.thread_message_ids);
   const sameThread = Boolean(sequence.send_in_same_thread) && thread.length > 0;
   let rendered: RenderedStep;
   try {
-    rendered = renderStep(step, e.id, templateValues(contact, run.companies.get(String(contact.company_id)), mailbox, link.url), {
+    rendered = renderStep(step, e.id, templateValues(contact, run.companies.get(String(contact.company_id)), mailbox, link), {
       signature: mailbox.signature as string | null, firstSubject: sameThread ? run.firstSubjects.get(thread[0]) : undefined,
     });
   } catch (error) {
@@ -186,7 +197,7 @@ async function sendEmail(run: Run, e: Row, step: Step, contact: Row): Promise<vo
   if (!subject) return void (await fail(w, e, `Step ${step.step_order} has no subject`));
   const queued = await queueEmail(w, sendKey, {
     from: String(mailbox.email), fromName: mailbox.display_name as string | null, to: [address], subject, text,
-    headers: listUnsubscribeHeaders(link.url), inReplyTo: sameThread ? thread.at(-1) : null, references: sameThread ? thread : [],
+    headers: link ? listUnsubscribeHeaders(link) : {}, inReplyTo: sameThread ? thread.at(-1) : null, references: sameThread ? thread : [],
     mailboxId: mailbox.id, contactId: contact.id, record: { type: 'sequence', id: sequence.id }, stepId: step.id,
   }, { ahead: run.ahead });
   if (queued.status === 'suppressed') return void (await performAction(enrollments, w, e, 'finish', { reason: 'suppressed' }));
@@ -202,13 +213,13 @@ async function sendSms(run: Run, e: Row, step: Step, contact: Row): Promise<void
   if (!phone) return void (await fail(w, e, 'The contact has no phone number'));
   const to = e164Of(phone);
   if (!to) return void (await fail(w, e, `The contact's phone number ${phone} has no country code: write it in international form (+44 20 7946 0000)`));
-  if (run.credits !== undefined && run.credits.spent >= run.credits.balance) return waitUntil(run, e, w.now + ROOM_RETRY);
+  if (unpaid(run)) return waitUntil(run, e, w.now + ROOM_RETRY);
   const sendKey = sendKeyOf(e, step);
-  const link = unsubscribeLink(w, { channel: 'sms', address: to, contact_id: contact.id, message_id: textIdFor(w, sendKey) });
+  const link = linkFor(run, { sendKey, channel: 'sms', to: [to] }, contact, textIdFor(w, sendKey));
   const sender = run.mailboxes.find((m) => m.id === e.mailbox_id) ?? run.mailboxes[0];
   let text: string;
   try {
-    text = renderStep(step, e.id, templateValues(contact, run.companies.get(String(contact.company_id)), sender, link.url)).text;
+    text = renderStep(step, e.id, templateValues(contact, run.companies.get(String(contact.company_id)), sender, link)).text;
   } catch (error) {
     return void (await fail(w, e, `Step ${step.step_order} could not be rendered: ${(error as Error).message}`));
   }

@@ -40,7 +40,7 @@ const pick = (row: Row | undefined, fields: readonly string[]) =>
   Object.fromEntries(fields.map((f) => [f, row?.[f] ?? null]));
 
 /** The values a step is rendered with for one contact. */
-export function templateValues(contact: Row, company: Row | undefined, mailbox: Row | undefined, unsubscribeUrl: string): Record<string, unknown> {
+export function templateValues(contact: Row, company: Row | undefined, mailbox: Row | undefined, unsubscribeUrl: string | null): Record<string, unknown> {
   const email = contact.work_email ?? contact.personal_email ?? null;
   const person = { ...pick(contact, CONTACT_FIELDS), email, custom_fields: parseJson<Record<string, unknown>>(contact.custom_fields) ?? {} };
   return {
