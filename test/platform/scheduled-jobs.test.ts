@@ -77,6 +77,23 @@ describe('w.schedule', () => {
   });
 });
 
+describe('a runner with nothing to claim', () => {
+  it('sleeps until the next job falls due, not until its next poll', async () => {
+    const ranAt: number[] = [];
+    const kind = defineJobKind<{ v: string }>({ name: kindName('on-time'), async run() { ranAt.push(clock.now()); } });
+    const runner = runners.start([kind as JobKind<never>]);
+    await sleep(2000); // idle long enough that its polls are a second apart
+    const s = await scope();
+    const due = clock.now() + 400;
+    await write(s, async (w) => void w.schedule('on-time', kind, { v: 'x' }, due));
+    runner.wake(); // as a commit of its process does
+    await until(async () => ranAt, (r) => r.length === 1);
+    // Found by its poll, it would have run a second after the wake-up, 600 ms late.
+    expect(ranAt[0] - due).toBeLessThan(450);
+    expect(ranAt[0]).toBeGreaterThanOrEqual(due);
+  });
+});
+
 describe('w.cancel', () => {
   it('leaves nothing to run, in the write that scheduled it too; cancelling no job is no error', async () => {
     const { kind, ran } = recording('cancel');

@@ -116,6 +116,19 @@ export function claimStatement(database: Database, kinds: readonly string[], roo
     returning *`;
 }
 
+/**
+ * When the next job of `kinds` not yet due falls due (the service's clock, milliseconds), or
+ * undefined: a runner with nothing to claim sleeps until then rather than finding it by polling
+ * (up to a second late). One probe of the (status, run_at) index per status a job waits in.
+ */
+export async function nextDueAt(database: Database, kinds: readonly string[]): Promise<number | undefined> {
+  const now = nowMillis();
+  const probe = (status: string) => database.db.selectFrom('jobs').select('run_at')
+    .where('status', '=', status).where('run_at', '>', now).where('kind', 'in', kinds).orderBy('run_at').limit(1).executeTakeFirst();
+  const found = (await Promise.all((['queued', 'failed'] as const).map(probe))).flatMap((row) => (row ? [Number(row.run_at)] : []));
+  return found.length === 0 ? undefined : Math.min(...found);
+}
+
 /** A job's identity across tenants. */
 export const jobKey = (job: { org_id: string; mode: string; id: string }): string => `${job.org_id}/${job.mode}/${job.id}`;
 

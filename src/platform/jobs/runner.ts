@@ -13,7 +13,7 @@ import type { Database } from '../../db/database.ts';
 import { nowMillis } from '../clock.ts';
 import type { OutboundClient } from '../outbound.ts';
 import { DEFAULT_MAX_ATTEMPTS, fullJitter, PermanentJobError, RetryLater, type JobInfo, type JobKind, type SettleBatch, type SettleWrite } from './kinds.ts';
-import { claimJobs, extendLeases, jobKey, releaseJobs, type JobRow, type SettledJob } from './queue.ts';
+import { claimJobs, extendLeases, jobKey, nextDueAt, releaseJobs, type JobRow, type SettledJob } from './queue.ts';
 import { OutcomeQueue } from './settler.ts';
 import { WriteQueue } from '../write/queue.ts';
 
@@ -152,8 +152,11 @@ export class JobRunner {
         continue;
       }
       if (claimed.length > 0) idle = MIN_IDLE_MS;
-      await this.#sleep(idle);
-      if (!this.#woken) idle = Math.min(MAX_IDLE_MS, idle * 2);
+      // Nothing more is due: a job falling due before the sleep would end (a scheduled one) is run on time.
+      const next = this.#woken ? undefined : await nextDueAt(this.#o.database, [...this.#kinds.keys()]).catch(() => undefined);
+      const untilDue = next === undefined ? Infinity : Math.max(0, next - nowMillis());
+      await this.#sleep(Math.min(idle, untilDue));
+      if (!this.#woken && untilDue >= idle) idle = Math.min(MAX_IDLE_MS, idle * 2);
     }
   }
 
