@@ -6,7 +6,7 @@
 // carries its recipient's own `unsubscribeLink` (RFC 8058 one-click through `listUnsubscribeHeaders`).
 // The API of the records (`/v1/suppressions`) and the link's public routes live in
 // resources/suppressions/.
-import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Expression } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { dialectOf } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
@@ -98,26 +98,6 @@ export async function suppressionsOf(db: Kysely<DB>, scope: Scope, channel: Chan
     if (list) found.set(a, { reason: LISTED, source: list });
   }
   return found;
-}
-
-/**
- * The same rule as a condition of a statement (the send's attempt records itself only when it holds):
- * none of the `addresses` (normalized) is suppressed on `channel`, nor, for e-mail, listed with its domain.
- */
-export function noneSuppressed<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, db: Kysely<DB>, scope: Scope, addresses: readonly string[], channel: Channel = 'email'): Expression<SqlBool> {
-  const one = sql.lit(1).as('one');
-  const own = eb.not(eb.exists(selectIn(db, 'suppressions', scope).select(one).where('channel', '=', channel).where('address', 'in', addresses)));
-  if (channel !== 'email') return own;
-  return eb.and([own, eb.not(eb.exists(selectIn(db, 'list_entries', scope).select(one).where('value', 'in', listedValues(addresses))))]);
-}
-
-/** The values a list entry may hold to suppress `addresses` (e-mail): each address and its domain. */
-const listedValues = (addresses: readonly string[]) => [...new Set([...addresses, ...addresses.map(domainOf)])];
-
-/** The parameters `noneSuppressed` gives its statement, in their order (for a statement compiled once per shape). */
-export function noneSuppressedParams(scope: Scope, addresses: readonly string[], channel: Channel = 'email'): unknown[] {
-  const own = [scope.orgId, scope.mode, channel, ...addresses];
-  return channel === 'email' ? [...own, scope.orgId, scope.mode, ...listedValues(addresses)] : own;
 }
 
 export type SuppressionRow = Selectable<DB['suppressions']>;

@@ -15,7 +15,7 @@ import { defineJobKind, RetryLater } from '../../platform/jobs/kinds.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { outboxMessages } from '../../platform/outbox/outbox.resource.ts';
 import { OUTBOX_SEND, type SendPayload } from '../../platform/outbox/send.ts';
-import { noneSuppressed, noneSuppressedParams, suppressionOf, type Channel } from '../../platform/outbox/suppressions.ts';
+import { suppressionsOf, type Channel } from '../../platform/outbox/suppressions.ts';
 import { shaped } from '../../db/prepared.ts';
 import { PermanentSendError, type EmailDriver, type EmailMessage } from '../../platform/providers/email/email.ts';
 import type { SmsAnswer } from '../../platform/providers/sms/sms.ts';
@@ -30,13 +30,42 @@ import type { Config } from '../../config.ts';
 import { holdMailbox } from '../mailboxes/sending.ts';
 import { loadClaimedSends, loadSendContexts, type SendContext } from './send-context.ts';
 
+/** A message as its attempt's transaction reads it: locked, with why one of its recipients may not be sent to. */
+interface Current { row: Row; suppressed: string | undefined }
+
 /**
- * The sends' writes of one tenant that commit together make a run: they share one end (their
- * events and deferred updates in one statement on PostgreSQL). Each changes only its own message's
- * row, which no other write of the run reads, and reads nothing ahead.
+ * The sends' writes of one tenant that commit together make a run: they read their messages at
+ * once (locked on PostgreSQL: no other process's write changes them before the commit) with their
+ * recipients' suppressions, and share one end (their attempts, events and deferred updates in one
+ * statement on PostgreSQL). Each changes only its own message's row, which no other write of the
+ * run reads.
  */
-const SENDS: ReadAhead<null, undefined> = { key: () => null, read: async (_tx, _dialect, _scope, keys) => keys.map(() => undefined) };
-const inRun: Ahead = { by: SENDS as ReadAhead, key: () => null };
+const SENDS: ReadAhead<string, Current | undefined> = {
+  key: (row) => row.id as string,
+  async read(tx, dialect, scope, ids) {
+    let read = selectIn(tx, 'outbox_messages', scope).selectAll().where('id', 'in', [...new Set(ids)]);
+    if (dialect === 'postgres') read = read.forUpdate();
+    const rows = new Map((await read.execute() as Row[]).map((r) => [r.id as string, r]));
+    const recipients = new Map<Channel, Set<string>>();
+    for (const r of rows.values()) {
+      if (r.status !== 'queued') continue;
+      let addresses = recipients.get(r.channel as Channel);
+      if (!addresses) recipients.set(r.channel as Channel, (addresses = new Set()));
+      for (const a of parseJson<string[]>(r.to_addresses)) addresses.add(a);
+    }
+    const reasons = new Map<string, string>();
+    for (const [channel, addresses] of recipients) {
+      for (const [address, why] of await suppressionsOf(tx, scope, channel, [...addresses])) reasons.set(`${channel} ${address}`, why.reason);
+    }
+    return ids.map((id) => {
+      const row = rows.get(id);
+      if (!row) return undefined;
+      const hit = parseJson<string[]>(row.to_addresses).find((a) => reasons.has(`${row.channel as string} ${a}`));
+      return { row, suppressed: hit && `${hit} is suppressed (${reasons.get(`${row.channel as string} ${hit}`)})` };
+    });
+  },
+};
+const inRun = (id: string): Ahead => ({ by: SENDS as ReadAhead, key: () => id });
 
 export const INTERRUPTED = 'Interrupted: the process stopped while the provider was being called, so whether it took the message is unknown; it is not sent again by itself';
 
@@ -47,18 +76,6 @@ async function fail(w: WriteContext, row: Row, status: 'failed' | 'suppressed', 
   w.emit('message.failed', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...changes }), { status: row.status, error: row.error ?? null });
 }
 
-/** Ends the message as `suppressed` when one of its recipients is (on its channel); whether it did. */
-async function failSuppressed(w: WriteContext, row: Row, to: string[]): Promise<boolean> {
-  for (const address of to) {
-    const found = await suppressionOf(w.tx, w.scope, row.channel as Channel, address);
-    if (found) {
-      await fail(w, row, 'suppressed', `${address} is suppressed (${found.reason})`);
-      return true;
-    }
-  }
-  return false;
-}
-
 /** What beginning an attempt gives: the driver, the message and its row as attempted, or the time its mailbox has room again. */
 export type Begun = { driver: EmailDriver; message: EmailMessage; row: Row } | { retryAt: number; reason: string };
 
@@ -67,33 +84,28 @@ type Taken = { response: string; outcome?: 'delivered' | 'bounced'; rejected?: s
 /** An attempt begun, whatever the channel: the provider call to make, and the row as attempted. */
 type Call = { row: Row; send(): Promise<Taken> };
 
-/** Whether the message is not to be attempted: no longer queued, or interrupted (failed now). */
-async function settledBefore(w: WriteContext, row: Row): Promise<boolean> {
-  if (row.status !== 'queued') return true;
-  if (row.attempted_at === null) return false;
-  await fail(w, row, 'failed', INTERRUPTED);
-  return true;
-}
-
 /**
- * Records the attempt (`set` beside it) only while the message is queued, unattempted and to no
- * suppressed recipient: the row as attempted; undefined when it is not to be sent; `changed` when it
- * changed since it was read (sent, or an attempt begun), to be decided again on what it is now.
+ * The message as it is now, when it is to be attempted: queued, never attempted, to no suppressed
+ * recipient. Otherwise undefined, and an attempt begun and never finished (interrupted) or a
+ * suppressed recipient ends it failed or suppressed.
  */
-async function recordAttempt(w: WriteContext, row: Row, to: string[], set: Record<string, unknown>): Promise<Row | 'changed' | undefined> {
-  const attempt = { attempted_at: w.now, attempts: Number(row.attempts) + 1, updated_at: w.now, ...set };
-  const channel = row.channel as Channel;
-  // Every send runs it: compiled once per shape (its columns, channel, recipients and their domains).
-  const params = [...Object.values(attempt), w.scope.orgId, w.scope.mode, row.id, 'queued', ...noneSuppressedParams(w.scope, to, channel)];
-  const { numAffectedRows } = await shaped(w.tx, w.dialect, `outbox attempt ${Object.keys(set).join()} ${channel} ${to.length} ${params.length}`, params, () =>
-    updateIn(w.tx, 'outbox_messages', w.scope).set(attempt)
-      .where('id', '=', row.id as string).where('status', '=', 'queued').where('attempted_at', 'is', null)
-      .where((eb) => noneSuppressed(eb, w.tx, w.scope, to, channel))).execute();
-  if (Number(numAffectedRows ?? 0) > 0) return { ...row, ...attempt };
-  return (await failSuppressed(w, row, to)) ? undefined : 'changed';
+async function toAttempt(w: WriteContext, id: string | undefined): Promise<Row | undefined> {
+  const current = id === undefined ? undefined : await w.readAhead(SENDS, id);
+  if (!current || current.row.status !== 'queued') return undefined;
+  const { row, suppressed } = current;
+  if (row.attempted_at !== null) return void await fail(w, row, 'failed', INTERRUPTED);
+  if (suppressed) return void await fail(w, row, 'suppressed', suppressed);
+  return row;
 }
 
-const reread = (w: WriteContext, id: string) => selectIn(w.tx, 'outbox_messages', w.scope).selectAll().where('id', '=', id).executeTakeFirst() as Promise<Row | undefined>;
+/** Records the attempt (`set` beside it) with the write's end: the row as attempted. */
+function recordAttempt(w: WriteContext, row: Row, set: Record<string, unknown>): Row {
+  const attempt = { attempted_at: w.now, attempts: Number(row.attempts) + 1, updated_at: w.now, ...set };
+  // Every send makes it: compiled once per shape (the columns set).
+  w.later(shaped(w.tx, w.dialect, `outbox attempt ${Object.keys(set).join()}`, [...Object.values(attempt), w.scope.orgId, w.scope.mode, row.id], () =>
+    updateIn(w.tx, 'outbox_messages', w.scope).set(attempt).where('id', '=', row.id as string)));
+  return { ...row, ...attempt };
+}
 
 const gone = (id: string) => `The mailbox ${id} was deleted before the message was sent`;
 
@@ -105,8 +117,9 @@ const gone = (id: string) => `The mailbox ${id} was deleted before the message w
  * recorded only if the message is still queued, unattempted and to no suppressed address.
  */
 export async function beginSend(w: WriteContext, context: SendContext): Promise<Begun | undefined> {
-  const { row, mailbox, provider, dkim } = context;
-  if (!row || (await settledBefore(w, row))) return undefined;
+  const { mailbox, provider, dkim } = context;
+  const row = await toAttempt(w, context.row?.id as string | undefined);
+  if (!row) return undefined;
   const to = parseJson<string[]>(row.to_addresses);
   const mailboxId = row.mailbox_id as string | null;
   if (mailboxId && !mailbox) return void await fail(w, row, 'failed', gone(mailboxId));
@@ -115,12 +128,9 @@ export async function beginSend(w: WriteContext, context: SendContext): Promise<
     // Last, so that the mailbox's lock is held only for the count, the attempt and the commit.
     const held = await holdMailbox(w, mailboxId);
     if ('gone' in held) return void await fail(w, row, 'failed', held.gone);
-    // A message that will not be sent does not wait for the mailbox's room.
-    if ('retryAt' in held) return (await failSuppressed(w, row, to)) ? undefined : held;
+    if ('retryAt' in held) return held;
   }
-  const attempted = await recordAttempt(w, row, to, { provider: provider.provider, connection_id: provider.connectionId ?? row.connection_id as string | null });
-  if (attempted === 'changed') return beginSend(w, { ...context, row: await reread(w, row.id as string) });
-  if (!attempted) return undefined;
+  const attempted = recordAttempt(w, row, { provider: provider.provider, connection_id: provider.connectionId ?? row.connection_id as string | null });
   const named = /^(.*) <([^>]+)>$/.exec(row.from_address as string);
   const from = named ? { name: named[1], address: named[2] } : { address: row.from_address as string, name: (mailbox?.display_name as string | null | undefined) ?? null };
   return {
@@ -138,14 +148,13 @@ export async function beginSend(w: WriteContext, context: SendContext): Promise<
  * provider's own number (recorded with the attempt), to its one E.164 recipient.
  */
 async function beginText(w: WriteContext, context: SendContext): Promise<Call | undefined> {
-  const { row, sms } = context;
-  if (!row || (await settledBefore(w, row))) return undefined;
+  const { sms } = context;
+  const row = await toAttempt(w, context.row?.id as string | undefined);
+  if (!row) return undefined;
   if (!sms || sms instanceof AppError) return void await fail(w, row, 'failed', sms?.message ?? 'No SMS provider');
   const to = parseJson<string[]>(row.to_addresses);
   const from = (row.from_address as string | null) ?? sms.driver.sender;
-  const attempted = await recordAttempt(w, row, to, { provider: sms.provider, connection_id: sms.connectionId ?? row.connection_id as string | null, from_address: from });
-  if (attempted === 'changed') return beginText(w, { ...context, row: await reread(w, row.id as string) });
-  if (!attempted) return undefined;
+  const attempted = recordAttempt(w, row, { provider: sms.provider, connection_id: sms.connectionId ?? row.connection_id as string | null, from_address: from });
   const text = { reference: row.message_id as string, from, to: to[0], body: (row.text as string | null) ?? '' };
   return { row: attempted, send: (): Promise<SmsAnswer> => sms.driver.send(text) };
 }
@@ -172,7 +181,7 @@ export async function recordSent(write: Writer, scope: Scope, row: Row, taken: T
       await w.flush();
       await recordOutcome(w, row.id as string, 'bounced', { reason: taken.response, addresses: taken.rejected });
     }
-  }, inRun);
+  }, inRun(row.id as string));
 }
 
 /** Records a message the provider refused (or could not be reached for) as failed, with what it said. */
@@ -198,7 +207,7 @@ export const outboxSend = defineJobKind<SendPayload, SendContext>({
   async run({ id }, { database, config, job, settle, write, loaded }) {
     const scope = { orgId: job.orgId, mode: job.mode as Mode };
     const context = loaded ?? (await loadClaimedSends(database.db, [{ id, ...scope }], await secretOf(database.db, config.secretKey), config))[0];
-    const attempt = await write(scope, (w) => begin(w, context), inRun);
+    const attempt = await write(scope, (w) => begin(w, context), inRun(id));
     if (!attempt) return;
     if ('retryAt' in attempt) {
       if (job.attempt >= OUTBOX_SEND.maxAttempts) {
