@@ -10,6 +10,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
 import { systemClock, useClock, type Clock } from './platform/clock.ts';
 import { useProviderConfig } from './platform/providers/registry.ts';
+import { useTwilio } from './platform/providers/sms/twilio.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
@@ -142,6 +143,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     secret: await loadSecret(database.db, config.secretKey),
     closing: closing.signal,
   });
+  // Texts through a Twilio connection: the same outbound rules, and the secret that signs their callback URLs.
+  useTwilio(outbound, app.services.secret);
   app.decorateRequest('scope', undefined as never);
   app.decorateRequest('apiKey', undefined as never);
   app.decorateRequest('idempotency', undefined);

@@ -13,6 +13,8 @@ import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { closeSmtpPools, useSmtpPolicy } from './platform/providers/email/smtp.ts';
 import { useProviderConfig } from './platform/providers/registry.ts';
+import { useTwilio } from './platform/providers/sms/twilio.ts';
+import { secretOf } from './platform/secret.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';
 import { consumeEvents } from './platform/write.ts';
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
   const outbound = new OutboundClient({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
   // Mail servers of connections are reached under the same rules as webhook receivers.
   useSmtpPolicy({ allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe });
+  useTwilio(outbound, await secretOf(database.db, config.secretKey));
   // The groups' background work and event consumers, told to the platform here as in app.ts.
   consumeEvents(EVENT_CONSUMERS);
   const workers = startWorkers({ database, config, log, outbound, work: { kinds: JOB_KINDS, schedules: SCHEDULES } });

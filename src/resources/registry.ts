@@ -33,6 +33,7 @@ import { importRoutes } from './imports/imports.routes.ts';
 import { inbox } from './inbox/inbox.resource.ts';
 import { inboxRoutes } from './inbox/inbox.routes.ts';
 import { publicInboundRoutes } from './inbox/public.routes.ts';
+import { smsCallbackRoutes } from './outbox/sms-callbacks.routes.ts';
 import { fieldRoutes } from './fields/fields.routes.ts';
 import { lists } from './lists/lists.resource.ts';
 import { mailboxes } from './mailboxes/mailboxes.resource.ts';
@@ -126,6 +127,7 @@ export const groups: Group[] = [
   resource(enrollments),
   // A connection's inbound URL: a mail provider posts raw messages to it, signed, with no API key.
   { prefix: '', tag: { name: 'Inbound mail', description: 'The inbound URL of an e-mail connection, with no API key: a mail provider posts each raw message its mailbox receives, signed' }, routes: publicInboundRoutes },
+  { prefix: '', tag: { name: 'SMS callbacks', description: 'Where an SMS provider posts what became of the texts sent through a connection, with no API key: signed by the provider' }, routes: smsCallbackRoutes },
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */

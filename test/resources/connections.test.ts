@@ -101,7 +101,7 @@ describe('connections', () => {
     const sms = await ok(t.live.post('/v1/connections', { kind: 'sms', provider: 'local', name: 'Texts recorded' }), 201);
     expect(sms).toMatchObject({ kind: 'sms', provider: 'local', credentials_set: false });
     expect(ids(await ok(t.live.get('/v1/connections?kind=sms')) as Json[])).toEqual([sms.id]);
-    expect((await fails(t.live.post('/v1/connections', { kind: 'sms', provider: 'twilio' }), 400)).detail).toBe('Invalid provider for kind sms: must be one of local');
+    expect((await fails(t.live.post('/v1/connections', { kind: 'sms', provider: 'vonage' }), 400)).detail).toBe('Invalid provider for kind sms: must be one of local, twilio');
   });
 
   it('belongs to one organization and mode, and needs the connections scopes', async () => {

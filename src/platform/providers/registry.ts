@@ -17,7 +17,8 @@ export interface ProviderAdapter<D> {
   /** What a connection of this provider holds in `settings`, and in its sealed `credentials`. */
   settings: TSchema;
   credentials: TSchema;
-  open(connection: OpenConnection): D;
+  /** The driver of `connection`, for calls of the tenant `scope` (whose callbacks name it). */
+  open(connection: OpenConnection, scope: Scope): D;
 }
 
 export interface ProviderKind<D> {
@@ -95,5 +96,5 @@ function driverOf<D>(kind: ProviderKind<D>, connection: OpenConnection, scope: S
   if (connection.provider === 'local') return kind.local(scope);
   const adapter = kind.adapters[connection.provider];
   if (!adapter) throw new AppError('provider_not_configured', `The ${kind.noun} connection ${connection.id} names provider "${connection.provider}", which this service has no adapter for`);
-  return adapter.open(connection);
+  return adapter.open(connection, scope);
 }

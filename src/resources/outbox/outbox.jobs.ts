@@ -174,7 +174,9 @@ export async function recordSent(write: Writer, scope: Scope, row: Row, taken: T
   await write(scope, async (w) => {
     const sent = { status: 'sent', sent_at: w.now, error: null, provider_answer: JSON.stringify(taken), updated_at: w.now };
     const delivered = taken.outcome === 'delivered' ? { status: 'delivered', delivered_at: w.now } : {};
-    w.later(updateIn(w.tx, 'outbox_messages', w.scope).set({ ...sent, ...delivered }).where('id', '=', row.id as string));
+    // A provider's callback may have recorded its outcome before this commits: the status only moves on from `queued`.
+    const status = sql<string>`case when status = 'queued' then ${delivered.status ?? sent.status} else status end`;
+    w.later(updateIn(w.tx, 'outbox_messages', w.scope).set({ ...sent, ...delivered, status }).where('id', '=', row.id as string));
     w.emit('message.sent', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent }));
     if (taken.outcome === 'delivered') w.emit('message.delivered', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent, ...delivered }));
     if (taken.outcome === 'bounced') {

@@ -1,10 +1,12 @@
 // The SMS kind: what a driver is given (one text, addressed in E.164, its reference fixed by the
 // outbox before the call) and what it answers. Drivers: `local` (local.ts), which sends nothing and
-// decides the outcome from the number; no real gateway's adapter yet, so a live text goes through a
-// connection or SMS_PROVIDER naming `local`, or is 503 `provider_not_configured`.
+// decides the outcome from the number, and the Twilio adapter (twilio.ts) for a connection of
+// provider `twilio`; a live text with neither a connection nor SMS_PROVIDER is 503
+// `provider_not_configured`.
 import type { Config } from '../../../config.ts';
 import { defineProviderKind } from '../registry.ts';
 import { localSms } from './local.ts';
+import { twilioSms } from './twilio.ts';
 
 export { PermanentSendError } from '../refusals.ts';
 
@@ -38,7 +40,7 @@ export const smsKind = defineProviderKind<SmsDriver>({
   kind: 'sms',
   noun: 'SMS',
   setting: 'SMS_PROVIDER',
-  adapters: {},
+  adapters: { twilio: twilioSms },
   local: localSms,
   fromConfig: (config: Config) => (config.smsProvider ? { id: 'SMS_PROVIDER', kind: 'sms', provider: config.smsProvider, settings: {}, credentials: {} } : undefined),
 });
