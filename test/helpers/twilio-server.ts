@@ -5,7 +5,8 @@
 // `To` that is no E.164 number, and its test credentials' magic numbers: +15005550001 (21211, not a
 // valid number) and +15005550009 (21614, cannot receive texts). `failNext` makes the next call to a
 // number answer a given status. `callback` posts a status callback as Twilio does: form-encoded to
-// the text's `StatusCallback`, signed `X-Twilio-Signature` (HMAC-SHA1, base64, of the URL followed by
+// the text's `StatusCallback`, and `inbound` a text the number received to its messaging webhook,
+// each signed `X-Twilio-Signature` (HMAC-SHA1, base64, of the URL followed by
 // the parameters sorted by name, each name then value, keyed by the Auth Token).
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -74,6 +75,17 @@ export async function startTwilio(accountSid = `AC${randomBytes(16).toString('he
       return fetch(text.statusCallback, {
         method: 'POST', body: new URLSearchParams(params).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature, 'i-twilio-idempotency-token': randomBytes(8).toString('hex') },
+      });
+    },
+    /** Posts a text the number received to its messaging webhook `url`, as Twilio does (signed). */
+    async inbound(url: string, text: { sid?: string; from: string; to: string; body: string }): Promise<Response> {
+      const sid = text.sid ?? `SM${randomBytes(16).toString('hex')}`;
+      const params: Record<string, string> = {
+        AccountSid: accountSid, MessageSid: sid, SmsMessageSid: sid, SmsSid: sid, From: text.from, To: text.to, Body: text.body, NumMedia: '0', NumSegments: '1', SmsStatus: 'received', ApiVersion: '2010-04-01',
+      };
+      return fetch(url, {
+        method: 'POST', body: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(authToken, url, params) },
       });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -98,6 +98,41 @@ describe('the Twilio SMS adapter', () => {
     expect((await byNumber(s.c, s.seq.id))['+442079460202'].status).toBe('bounced');
   });
 
+  it('takes the texts the number receives into the inbox: a reply marks the sent text replied, STOP suppresses the number', async () => {
+    clock.set(at('2027-05-10T10:00:00Z'));
+    const s = await liveSequence(['+44 20 7946 0301']);
+    await ok(s.c.post(`/v1/sequences/${s.seq.id}/run`));
+    await waitFor(() => byNumber(s.c, s.seq.id), (m) => m['+442079460301']?.status === 'sent');
+    const { url } = await get(s.c, `/v1/connections/${s.connection.id}/sms-inbound-url`);
+    expect(url.startsWith(`${PUBLIC_URL}/public/sms/twilio/`)).toBe(true);
+
+    const reply = { sid: 'SM00000000000000000000000000000301', from: '+442079460301', to: '+14155550100', body: 'Sounds good, call me tomorrow' };
+    const res = await twilio.inbound(url, reply);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/xml/);
+    expect(await res.text()).toContain('<Response></Response>');
+    expect((await twilio.inbound(url, reply)).status).toBe(200); // repeated: recorded once
+    const threads = (await get(s.c, '/v1/inbox?channel=sms')) as unknown as Json[];
+    expect(threads).toHaveLength(1);
+    expect(threads[0]).toMatchObject({ channel: 'sms', from_address: '+442079460301', message_count: 1, sequence_id: s.seq.id });
+    const sent = (await byNumber(s.c, s.seq.id))['+442079460301'];
+    expect(sent.replied_at).toEqual(expect.any(Number));
+    // Answered from the thread: a text to the number, from the connection's.
+    await ok(s.c.post(`/v1/inbox/${threads[0].id}/reply`, { body: 'Will do, talk tomorrow' }), 201);
+    await waitFor(async () => twilio.texts.filter((x) => x.to === '+442079460301'), (t) => t.length === 2);
+    expect(twilio.texts.filter((x) => x.to === '+442079460301')[1]).toMatchObject({ from: '+14155550100', body: 'Will do, talk tomorrow' });
+    await fails(s.c.post(`/v1/inbox/${threads[0].id}/reply`, { body: 'x', html: '<p>x</p>' }), 400);
+
+    // An opt-out keyword from another number suppresses it on texts; a forged post changes nothing.
+    expect((await twilio.inbound(url, { from: '+44 20 7946 0302', to: '+14155550100', body: ' stop ' })).status).toBe(200);
+    const suppressions = (await get(s.c, '/v1/suppressions?channel=sms')) as unknown as Json[];
+    expect(suppressions.map((x) => [x.address, x.reason])).toEqual([['+442079460302', 'unsubscribed']]);
+    const forged = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'AAAA' }, body: 'MessageSid=SM1&From=%2B1&To=%2B2&Body=STOP' });
+    expect(forged.status).toBe(401);
+    expect(((await get(s.c, '/v1/inbox?channel=sms')) as unknown as Json[])).toHaveLength(2);
+    await fails(s.c.get(`/v1/connections/conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B/sms-inbound-url`), 404, 'Connection not found');
+  });
+
   it('checks a Twilio connection\'s settings and credentials when saved', async () => {
     const t = await tenant(app, { sandbox: false });
     const connection = (settings: Record<string, unknown>, credentials: Record<string, unknown> = { auth_token: twilio.authToken }) =>

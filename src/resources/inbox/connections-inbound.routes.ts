@@ -1,17 +1,20 @@
-// The inbound side of an e-mail connection: its inbound URL (where a provider posts the raw messages
-// the mailbox receives), a poll of its IMAP mailbox now, and where its polling stands. These live
+// The inbound side of a connection: an e-mail connection's inbound URL (where a provider posts the
+// raw messages the mailbox receives), a poll of its IMAP mailbox now, and where its polling stands;
+// a Twilio connection's messaging webhook. These live
 // under the connection (scope `connections:*`); what comes in lands in the inbox.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { nowMillis } from '../../platform/clock.ts';
-import { badRequest } from '../../platform/errors.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
+import { selectIn } from '../../platform/resource/tenancy.ts';
+import { inboundSmsPath } from '../outbox/sms-callbacks.routes.ts';
 import { openConnection } from '../../platform/providers/connections.ts';
 import { publicUrlOf } from '../../platform/public/public-url.ts';
 import { Data, errorResponses, IdParams, Nullable } from '../../platform/schemas.ts';
 import { mutate } from '../../platform/write.ts';
 import { imapAccount, readCursor, schedulePoll } from './imap-poll.ts';
-import { emailConnection, inboundPath, mintInboundLink } from './inbound-links.ts';
+import { CONNECTION_NOT_FOUND, emailConnection, inboundPath, mintInboundLink } from './inbound-links.ts';
 
 const tags = ['Inbox'];
 const params = IdParams('conn', 'connection');
@@ -48,6 +51,21 @@ export async function connectionInboundRoutes(fastify: FastifyInstance): Promise
     const minted = await mintInboundLink(w, app.services.secret, req.params.id);
     return { connection_id: req.params.id, url: publicUrlOf(inboundPath(minted.token)), secret: minted.secret };
   }));
+
+  app.get('/connections/:id/sms-inbound-url', {
+    schema: {
+      tags, operationId: 'getSmsInboundUrl', summary: 'The messaging webhook of a Twilio connection',
+      description: 'The URL to set as the Twilio number\'s messaging webhook ("A message comes in", HTTP POST): the texts it receives land in the inbox as `channel: sms` (see `POST /public/sms/twilio/…/inbound/…`). Twilio signs each post with the connection\'s Auth Token, so the URL holds no secret and is the same every time. 404 `Connection not found` for an unknown connection or one that is not a Twilio SMS connection.',
+      params, response: { 200: Data(Type.Object({
+        connection_id: Type.String({ description: 'The connection', examples: ['conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+        url: Type.String({ description: 'The messaging webhook, on PUBLIC_URL', examples: ['https://api.example.com/public/sms/twilio/org_01JD8X4M6R2T9Q3V5W7Y8Z0A1B/live/conn_01JD8X4M6R2T9Q3V5W7Y8Z0A1B/inbound/Xq3v0sQx2kH1n8bTqR6yWc4dZp7fLm9a'] }),
+      }, { additionalProperties: false }), 'The messaging webhook'), ...errorResponses(404) },
+    },
+  }, async (req) => {
+    const row = await selectIn(database.db, 'connections', req.scope).select(['kind', 'provider']).where('id', '=', req.params.id).executeTakeFirst();
+    if (row?.kind !== 'sms' || row.provider !== 'twilio') throw notFound(CONNECTION_NOT_FOUND);
+    return { data: { connection_id: req.params.id, url: publicUrlOf(inboundSmsPath(app.services.secret, req.scope, req.params.id)) } };
+  });
 
   app.post('/connections/:id/poll', {
     schema: {

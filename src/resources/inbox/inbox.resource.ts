@@ -21,7 +21,7 @@ export const inbox = defineResource({
   name: 'thread', plural: 'inbox', prefix: 'thr', table: 'inbox_threads', notFound: 'Thread not found',
   tag: 'Inbox', tagDescription: 'Conversations of inbound mail (polled over IMAP or posted by a provider) and the replies sent from them',
   fields: {
-    channel: enumOf(['email'] as const, { nullable: false, default: 'email', ...readOnly('The channel of the conversation: `email`', 'email') }),
+    channel: enumOf(['email', 'sms'] as const, { nullable: false, default: 'email', ...readOnly('The channel of the conversation: `email`, or `sms` (texts a Twilio connection\'s number received)', 'email') }),
     subject: text({ max: 998, ...readOnly('The subject of the first message', 'Re: Pilot next week') }),
     from_address: text({ max: 320, ...readOnly('The address of the other side (the sender of the first inbound message), lower-case', 'ada@example.com') }),
     snoozed_until: timestamp(readOnly('While snoozed, when the thread comes back to `open`, unix seconds', 1767225600)),

@@ -5,7 +5,8 @@ import { parseJson } from '../../db/sql.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { creationTime, newId } from '../../platform/ids.ts';
 import { sanitizeHtml } from '../../platform/mail/sanitize.ts';
-import { queueEmail } from '../../platform/outbox/send.ts';
+import { queueEmail, queueSms } from '../../platform/outbox/send.ts';
+import type { Row } from '../../platform/resource/define.ts';
 import { getRow } from '../../platform/resource/store.ts';
 import { selectIn, tenantOf } from '../../platform/resource/tenancy.ts';
 import type { WriteContext } from '../../platform/write.ts';
@@ -24,6 +25,7 @@ const subjectOf = (subject: string | null) => {
 
 export async function replyInThread(w: WriteContext, threadId: string, body: Static<typeof ReplyBody>) {
   const thread = await getRow(inbox, w.tx, w.dialect, w.scope, threadId);
+  if (thread.channel === 'sms') return textInThread(w, thread, body);
   const recent = await selectIn(w.tx, 'inbox_messages', w.scope)
     .select(['message_id', 'direction', 'from_address', 'reply_to', 'to_addresses'])
     .where('thread_id', '=', threadId).orderBy('id', 'desc').limit(REFERENCES).execute();
@@ -55,5 +57,25 @@ export async function replyInThread(w: WriteContext, threadId: string, body: Sta
   };
   await w.tx.insertInto('inbox_messages').values(row).execute();
   await countMessages(w, threadId, 1, w.now, true);
+  return messageRecord(row);
+}
+
+/** A reply in a thread of texts: a text to the thread's number through its connection (its number the sender), its body only. */
+async function textInThread(w: WriteContext, thread: Row, body: Static<typeof ReplyBody>) {
+  if (body.html || body.mailbox_id || body.from) throw badRequest('A reply in a thread of texts is its `body` only: no `html`, `mailbox_id` or `from`');
+  const id = newId('imsg');
+  const to = thread.from_address as string;
+  const connectionId = thread.connection_id as string | null;
+  const queued = await queueSms(w, `inbox.reply:${thread.id as string}:${id}`, {
+    to, text: body.body, connectionId, contactId: (thread.contact_id as string | null) ?? null, record: { type: 'inbox_thread', id: thread.id as string },
+  });
+  const row: MessageRow = {
+    ...tenantOf(w.scope), id, thread_id: thread.id as string, direction: 'outbound', message_id: queued.message_id, in_reply_to: null,
+    reference_ids: '[]', from_address: null, from_name: null, to_addresses: JSON.stringify([to]), cc_addresses: '[]',
+    reply_to: null, subject: null, text: body.body, html: null, date: w.now, is_auto_reply: 0, auto_reply_kind: null,
+    outbox_id: queued.id, connection_id: connectionId, source: 'reply', raw_size: null, created_at: creationTime(id, w.now), updated_at: w.now,
+  };
+  await w.tx.insertInto('inbox_messages').values(row).execute();
+  await countMessages(w, thread.id as string, 1, w.now, true);
   return messageRecord(row);
 }

@@ -1,7 +1,8 @@
-// Twilio's status callbacks of the texts sent through a Twilio connection, with no API key: the URL
-// each text was sent with names its tenant, connection and message, signed by the service
-// (callback-tokens.ts), and each callback is signed by Twilio with the connection's Auth Token
-// (`X-Twilio-Signature`; 401 otherwise). Forward only: `delivered` records the text delivered,
+// Twilio's callbacks, with no API key: the messaging webhook of a Twilio connection's number (the
+// texts it receives, recorded in the inbox by receive-sms.ts), and the status callbacks of the texts
+// sent through the connection. The URL names the tenant, the connection and the text (or
+// `inbound`), signed by the service (callback-tokens.ts), and each callback is signed by Twilio with
+// the connection's Auth Token (`X-Twilio-Signature`; 401 otherwise). Status is forward only: `delivered` records the text delivered,
 // `undelivered` and `failed` bounced (a number that does not exist or cannot take texts is
 // suppressed); the states before (`queued`, `sending`, `sent`) change nothing, and a callback late,
 // repeated or out of order never moves a text back (outcomes.ts records each outcome once).
@@ -10,7 +11,8 @@ import { Type } from 'typebox';
 import { notFound } from '../../platform/errors.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
 import { openConnection } from '../../platform/providers/connections.ts';
-import { isCallbackOf } from '../../platform/public/callback-tokens.ts';
+import { callbackPath, isCallbackOf } from '../../platform/public/callback-tokens.ts';
+import { receiveSms } from '../inbox/receive-sms.ts';
 import { twilioSignature } from '../../platform/public/signatures.ts';
 import { publicRoutes } from '../../platform/public/surface.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
@@ -39,7 +41,22 @@ const Recorded = Type.Object({
 }, { additionalProperties: false });
 
 interface Target { scope: Scope; connectionId: string; reference: string; authToken: string }
-type Params = { org_id: string; mode: 'live' | 'test'; connection_id: string; reference: string; signature: string };
+type Params = { org_id: string; mode: 'live' | 'test'; connection_id: string; reference?: string; signature: string };
+
+/** Where Twilio posts the texts a connection's number receives (its messaging webhook): signed, as every callback. */
+export const inboundSmsPath = (secret: string, scope: Scope, connectionId: string) =>
+  callbackPath(secret, '/public/sms/twilio', [scope.orgId, scope.mode, connectionId, INBOUND]);
+const INBOUND = 'inbound';
+
+const InboundBody = Type.Object({
+  MessageSid: Type.String({ minLength: 1, maxLength: 64, description: 'Twilio\'s id of the text', examples: ['SM0123456789abcdef0123456789abcdef'] }),
+  From: Type.String({ minLength: 1, maxLength: 64, description: 'The sender\'s number', examples: ['+442079460123'] }),
+  To: Type.String({ minLength: 1, maxLength: 64, description: 'The connection\'s number', examples: ['+14155550100'] }),
+  Body: Type.String({ maxLength: 1600, description: 'The text', examples: ['Sounds good, call me tomorrow'] }),
+}, { additionalProperties: Type.String({ maxLength: 2000 }) });
+
+/** What Twilio is answered for an inbound text: TwiML that sends no reply. */
+const NO_REPLY = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
 export async function smsCallbackRoutes(fastify: FastifyInstance): Promise<void> {
   const { database, writes, secret } = fastify.services;
@@ -51,17 +68,37 @@ export async function smsCallbackRoutes(fastify: FastifyInstance): Promise<void>
     return target;
   };
   async function open(p: Params): Promise<Target> {
-    if (!isCallbackOf(secret, [p.org_id, p.mode, p.connection_id, p.reference], p.signature)) throw notFound(NOT_FOUND);
+    const reference = p.reference ?? INBOUND;
+    if (!isCallbackOf(secret, [p.org_id, p.mode, p.connection_id, reference], p.signature)) throw notFound(NOT_FOUND);
     const scope: Scope = { orgId: p.org_id, mode: p.mode };
     const connection = await openConnection(database.db, scope, secret, p.connection_id);
     const authToken = connection?.kind === 'sms' && connection.provider === 'twilio' ? (connection.credentials as { auth_token?: string }).auth_token : undefined;
     if (!authToken) throw notFound(NOT_FOUND);
-    return { scope, connectionId: p.connection_id, reference: p.reference, authToken };
+    return { scope, connectionId: p.connection_id, reference, authToken };
   }
 
-  publicRoutes(fastify).post('/public/sms/twilio/:org_id/:mode/:connection_id/:reference/:signature', {
+  const routes = publicRoutes(fastify);
+  const signature = { scheme: twilioSignature, secrets: async (request: FastifyRequest) => [(await targetOf(request)).authToken] };
+
+  routes.post('/public/sms/twilio/:org_id/:mode/:connection_id/inbound/:signature', {
     token: 'signature',
-    signature: { scheme: twilioSignature, secrets: async (request) => [(await targetOf(request)).authToken] },
+    signature,
+    schema: {
+      tags: ['SMS callbacks'], security: [], params: Type.Omit(CallbackParams, ['reference']), body: InboundBody, operationId: 'receiveTwilioText', summary: 'Receive a text from Twilio',
+      description: 'The messaging webhook of a Twilio connection\'s number (`GET /v1/connections/{id}/sms-inbound-url` answers it): Twilio posts each text the number receives, form-encoded and signed with the connection\'s Auth Token (`X-Twilio-Signature`; 401 otherwise). The text lands in the inbox as `channel: sms`, in the sender\'s thread, once per `MessageSid`; one answering a text the connection sent marks that text replied (`reply.received`, which finishes its sequence enrollment), and an opt-out keyword alone (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE, any case) suppresses the number on texts instead. Answered with empty TwiML: no reply is sent.',
+      response: { 200: { description: 'Recorded; TwiML that sends no reply', content: { 'text/xml': { schema: Type.String() } } }, ...errorResponses(401, 404) },
+    },
+  }, async (request, reply) => {
+    const target = await targetOf(request);
+    const { MessageSid: providerId, From: from, To: to, Body: body } = request.body;
+    await writes.run(target.scope, (w) => receiveSms(w, { providerId, from, to, body, connectionId: target.connectionId }));
+    fastify.services.notify(target.scope);
+    return reply.type('text/xml').send(NO_REPLY);
+  });
+
+  routes.post('/public/sms/twilio/:org_id/:mode/:connection_id/:reference/:signature', {
+    token: 'signature',
+    signature,
     schema: {
       tags: ['SMS callbacks'], security: [], params: CallbackParams, body: StatusBody, operationId: 'receiveTwilioStatus', summary: 'Receive a text\'s status from Twilio',
       description: 'Where Twilio posts the status of a text sent through a Twilio connection (its `StatusCallback`, given with each text), form-encoded and signed with the connection\'s Auth Token (`X-Twilio-Signature`; 401 otherwise). `delivered` records the text delivered (`message.delivered`), `undelivered` and `failed` bounced (`message.bounced`; error 21211, 21614, 30005 or 30006 suppresses the number); earlier states change nothing, and a late, repeated or out-of-order callback never moves a text back. 404 for a URL this service did not make or whose connection is gone.',

@@ -120,6 +120,11 @@ const pollableConnection: Factory = async (api, actor) => {
   return { id };
 };
 
+/** A Twilio SMS connection (its messaging webhook is read, never called). */
+const twilioConnection = created('/v1/connections', {
+  body: { kind: 'sms', provider: 'twilio', settings: { account_sid: `AC${'0'.repeat(32)}`, from: '+14155550100' }, credentials: { auth_token: 'twilio-auth-token-000000' } },
+});
+
 /** A stage of a fresh pipeline of the actor. */
 const pipelineStage: Factory = async (api, actor) => {
   // The actor's pipeline, so that a stage and a pipeline given together agree.
@@ -248,6 +253,7 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/exports': completedExport,
   '/v1/webhooks/:id/deliveries': webhookDelivery,
   '/v1/connections/:id/poll': pollableConnection,
+  '/v1/connections/:id/sms-inbound-url': twilioConnection,
   // Messages are made by what sends them, never by a POST.
   '/v1/outbox': outboxMessage,
   // Threads are made by the mail that comes in, never by a POST.
