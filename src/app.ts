@@ -10,7 +10,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
 import { systemClock, useClock, type Clock } from './platform/clock.ts';
 import { useProviderConfig } from './platform/providers/registry.ts';
-import { useTwilio } from './platform/providers/sms/twilio.ts';
+import { useTwilio } from './platform/providers/twilio-account.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
 import { installErrorHandler } from './platform/error-handler.ts';

@@ -13,7 +13,7 @@ import { startWorkers } from './platform/jobs/workers.ts';
 import { OutboundClient } from './platform/outbound.ts';
 import { closeSmtpPools, useSmtpPolicy } from './platform/providers/email/smtp.ts';
 import { useProviderConfig } from './platform/providers/registry.ts';
-import { useTwilio } from './platform/providers/sms/twilio.ts';
+import { useTwilio } from './platform/providers/twilio-account.ts';
 import { secretOf } from './platform/secret.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';

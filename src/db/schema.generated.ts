@@ -40,6 +40,39 @@ export interface ApiKeysTable {
   expires_at: number | null;
 }
 
+export interface CallsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  session_id: string | null;
+  contact_id: string | null;
+  agent_id: string | null;
+  number_id: string | null;
+  direction: string;
+  from_number: string;
+  to_number: string;
+  status: string;
+  provider: string;
+  connection_id: string | null;
+  provider_call_id: string | null;
+  answered_by: string | null;
+  disposition: string | null;
+  notes: string | null;
+  transcript: string | null;
+  error: string | null;
+  pass: number;
+  attempt: number;
+  placing_at: number | null;
+  ringing_at: number | null;
+  answered_at: number | null;
+  ended_at: number | null;
+  duration: number | null;
+  last_update_at: number;
+  dispositioned_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface CampaignEnrollmentsTable {
   org_id: string;
   mode: Mode;
@@ -257,6 +290,39 @@ export interface DealsTable {
   updated_at: number;
   /** The deal's answer as JSON text, null until written again after a change that cleared it (stored-json.ts). */
   doc: string | null;
+}
+
+export interface DialerQueueTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  session_id: string;
+  contact_id: string;
+  reason: string;
+  due_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DialerSessionsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  list_id: string;
+  agent_id: string;
+  number_id: string;
+  parallel_lines: number;
+  calling_window: string;
+  script: string | null;
+  status: string;
+  pass: number;
+  cursor: string | null;
+  exhausted: number;
+  skipped: string;
+  started_at: number | null;
+  completed_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface EventsTable {
@@ -817,6 +883,29 @@ export interface UsageTransactionsTable {
   actor_org_id: string | null;
 }
 
+export interface VoiceAgentsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  member_id: string;
+  status: string;
+  phone: string | null;
+  current_call_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface VoiceNumbersTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  phone_number: string;
+  connection_id: string | null;
+  label: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WebhookDeliveriesTable {
   org_id: string;
   mode: Mode;
@@ -854,6 +943,7 @@ export interface DB {
   agency_grants: AgencyGrantsTable;
   agency_links: AgencyLinksTable;
   api_keys: ApiKeysTable;
+  calls: CallsTable;
   campaign_enrollments: CampaignEnrollmentsTable;
   campaigns: CampaignsTable;
   checklist_pipelines: ChecklistPipelinesTable;
@@ -869,6 +959,8 @@ export interface DB {
   deal_stage_totals: DealStageTotalsTable;
   deal_stages: DealStagesTable;
   deals: DealsTable;
+  dialer_queue: DialerQueueTable;
+  dialer_sessions: DialerSessionsTable;
   events: EventsTable;
   evidence_keys: EvidenceKeysTable;
   exports: ExportsTable;
@@ -904,6 +996,8 @@ export interface DB {
   tasks: TasksTable;
   unsubscribe_links: UnsubscribeLinksTable;
   usage_transactions: UsageTransactionsTable;
+  voice_agents: VoiceAgentsTable;
+  voice_numbers: VoiceNumbersTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoints: WebhookEndpointsTable;
 }

@@ -153,7 +153,16 @@ export class OutboundClient {
   }
 
   /** POSTs `body`; resolves with any HTTP answer, rejects with OutboundError when none came. */
-  async post(raw: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<OutboundResponse> {
+  post(raw: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<OutboundResponse> {
+    return this.#exchange('POST', raw, body, headers, options);
+  }
+
+  /** GETs a small answer (a provider's record of a call) as `post` does, its first `maxBytes` as text. */
+  read(raw: string, headers: Record<string, string>, options: PostOptions): Promise<OutboundResponse> {
+    return this.#exchange('GET', raw, undefined, headers, options);
+  }
+
+  async #exchange(method: 'POST' | 'GET', raw: string, body: string | undefined, headers: Record<string, string>, options: PostOptions): Promise<OutboundResponse> {
     const url = parseUrl(raw);
     this.#checkLiteral(url);
     const started = performance.now();
@@ -161,7 +170,7 @@ export class OutboundClient {
     let answered = false;
     try {
       const res = await request(url, {
-        method: 'POST', body, dispatcher: this.#agent, signal: AbortSignal.any(signals),
+        method, body, dispatcher: this.#agent, signal: AbortSignal.any(signals),
         headers: { 'content-type': 'application/json', 'user-agent': 'RevenueDataService-Webhooks/1', ...headers },
       });
       answered = true;

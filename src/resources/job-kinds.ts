@@ -14,6 +14,7 @@ import { quoteExpiry } from './quotes/quotes.jobs.ts';
 import { sequenceSweep } from './sequences/scheduler.ts';
 import { resources } from './registry.ts';
 import { pruneWebhookDeliveries, webhookDelivery } from './webhooks/webhooks.jobs.ts';
+import { VOICE_JOBS } from './voice/voice.jobs.ts';
 
 const storedJson = writeStoredJson(resources);
 
@@ -31,6 +32,7 @@ export const JOB_KINDS: readonly JobKind<never>[] = [
   wakeThread,
   sequenceSweep,
   storedJson,
+  ...VOICE_JOBS,
   // Transitional states of declared lifecycles: each record's work, then its next state.
   workStates(resources),
 ];

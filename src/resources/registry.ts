@@ -60,10 +60,17 @@ import { timelineRoutes } from './timeline/timeline.routes.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
 import { webhookEndpoints } from './webhooks/webhooks.resource.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { voiceAgents } from './voice/agents.resource.ts';
+import { calls } from './voice/calls.resource.ts';
+import { callRoutes } from './voice/calls.routes.ts';
+import { voiceNumbers } from './voice/numbers.resource.ts';
+import { dialerSessions } from './voice/sessions.resource.ts';
+import { sessionRoutes } from './voice/sessions.routes.ts';
+import { voiceCallbackRoutes } from './voice/voice-callbacks.routes.ts';
 
 interface Group {
   /** Where the group's routes live; '' for routes outside the APIs (public pages). */
-  prefix: '/v1' | '/auth/v1' | '';
+  prefix: '/v1' | '/auth/v1' | '' | `/v1/${string}`;
   tag: { name: string; description: string };
   /** The kernel definition of a record group. */
   resource?: Resource;
@@ -76,6 +83,8 @@ interface Group {
 }
 
 const resource = (r: Resource, routes?: FastifyPluginAsync, children?: Children[]): Group => ({ prefix: '/v1', tag: { name: r.tag, description: r.tagDescription }, resource: r, routes, children });
+/** A resource whose routes live under a path of its group (`/v1/voice/numbers`). */
+const under = (prefix: Group['prefix'], r: Resource, routes?: FastifyPluginAsync): Group => ({ ...resource(r, routes), prefix });
 
 export const groups: Group[] = [
   resource(contacts),
@@ -128,6 +137,12 @@ export const groups: Group[] = [
   // A connection's inbound URL: a mail provider posts raw messages to it, signed, with no API key.
   { prefix: '', tag: { name: 'Inbound mail', description: 'The inbound URL of an e-mail connection, with no API key: a mail provider posts each raw message its mailbox receives, signed' }, routes: publicInboundRoutes },
   { prefix: '', tag: { name: 'SMS callbacks', description: 'Where an SMS provider posts what became of the texts sent through a connection, with no API key: signed by the provider' }, routes: smsCallbackRoutes },
+  // Voice: numbers and agents (configuration, kept by a reset), dialer sessions over lists and their calls.
+  under('/v1/voice', voiceNumbers),
+  under('/v1/voice', voiceAgents),
+  under('/v1/voice/dialer', dialerSessions, sessionRoutes),
+  under('/v1/voice', calls, callRoutes),
+  { prefix: '', tag: { name: 'Voice callbacks', description: 'Where a telephony provider posts the progress of the calls placed through a connection, with no API key: signed by the provider' }, routes: voiceCallbackRoutes },
 ];
 
 /** Every kernel resource, with their relations to each other resolved. */
@@ -135,6 +150,9 @@ export const resources: Resource[] = groups.flatMap((g) => (g.resource ? [g.reso
 linkResources(resources);
 // Custom fields are searchable: the search engine reads the tenant's definitions from the fields group.
 useCustomFieldCatalog({ definitions: (db, resource, scope) => fieldDefinitions(db, scope, resource.plural) });
+
+/** Where a resource's routes are: `/v1/contacts`, `/v1/voice/numbers`. */
+export const resourcePath = (r: Resource): string => `${groups.find((g) => g.resource === r)!.prefix}/${r.plural}`;
 
 /** The OpenAPI tags, in the order of the groups. */
 export const tags = groups.map((g) => g.tag);

@@ -1,5 +1,5 @@
-// A local server written from Twilio's Programmable Messaging documentation, for the Twilio SMS
-// adapter's tests: `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` (form-encoded `To`, `From`,
+// A local server written from Twilio's Programmable Messaging and Voice documentation, for the Twilio
+// adapters' tests. Messaging: `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` (form-encoded `To`, `From`,
 // `Body`, `StatusCallback`; HTTP Basic authentication by the Account SID and Auth Token) answers 201
 // with the Message resource, 401 `{code: 20003}` for wrong credentials, 400 `{code: 21211}` for a
 // `To` that is no E.164 number, and its test credentials' magic numbers: +15005550001 (21211, not a
@@ -7,12 +7,26 @@
 // number answer a given status. `callback` posts a status callback as Twilio does: form-encoded to
 // the text's `StatusCallback`, and `inbound` a text the number received to its messaging webhook,
 // each signed `X-Twilio-Signature` (HMAC-SHA1, base64, of the URL followed by
-// the parameters sorted by name, each name then value, keyed by the Auth Token).
+// the parameters sorted by name, each name then value, keyed by the Auth Token). Voice: `POST
+// …/Calls.json` (`To`, `From`, `Twiml` or `Url`, `StatusCallback`, `StatusCallbackEvent` repeated,
+// `MachineDetection`) answers 201 with the Call resource (`status: queued`), `POST …/Calls/{sid}.json`
+// with `Status=canceled|completed` ends it (21220 when it already ended), `GET …/Calls/{sid}.json`
+// answers it; `callStatus` posts a call's status callback (`CallSid`, `CallStatus`, `AnsweredBy`,
+// `CallDuration`), signed the same way, and `setCall` sets what the Call resource says.
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
+import { testApp } from './app.ts';
 
 export interface TwilioText { sid: string; to: string; from: string; body: string; statusCallback: string; authorization: string }
+export interface TwilioCall {
+  sid: string; to: string; from: string; twiml: string; statusCallback: string; events: string[]; machineDetection: string;
+  /** What the Call resource says now (`GET`), and the hang-ups asked. */
+  status: string; answeredBy: string | null; duration: string | null; updates: string[];
+}
+const ENDED = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 export const twilioSignatureOf = (authToken: string, url: string, params: Record<string, string>) =>
   createHmac('sha1', authToken).update(url + Object.keys(params).sort().map((k) => k + params[k]).join('')).digest('base64');
@@ -30,6 +44,7 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 
 export async function startTwilio(accountSid = `AC${randomBytes(16).toString('hex')}`, authToken = randomBytes(16).toString('hex')) {
   const texts: TwilioText[] = [];
+  const calls: TwilioCall[] = [];
   const failures = new Map<string, number>();
   const server: Server = createServer(async (req, res) => {
     const answer = (status: number, body: unknown) => {
@@ -37,11 +52,36 @@ export async function startTwilio(accountSid = `AC${randomBytes(16).toString('he
       res.end(JSON.stringify(body));
     };
     const refuse = (status: number, code: number, message: string) => answer(status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
-    const path = `/2010-04-01/Accounts/${accountSid}/Messages.json`;
-    if (req.method !== 'POST' || req.url !== path) return refuse(404, 20404, 'The requested resource was not found');
+    const base = `/2010-04-01/Accounts/${accountSid}`;
     const authorization = req.headers.authorization ?? '';
     if (authorization !== `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`) return refuse(401, 20003, 'Authenticate');
-    const form = Object.fromEntries(new URLSearchParams(await bodyOf(req)));
+    const raw = new URLSearchParams(await bodyOf(req));
+    const form = Object.fromEntries(raw);
+    const callResource = (call: TwilioCall) => ({
+      sid: call.sid, account_sid: accountSid, to: call.to, from: call.from, status: call.status, answered_by: call.answeredBy, duration: call.duration,
+      direction: 'outbound-api', uri: `${base}/Calls/${call.sid}.json`,
+    });
+    if (req.method === 'POST' && req.url === `${base}/Calls.json`) {
+      if (!/^\+[1-9]\d{6,14}$/.test(form.To ?? '')) return refuse(400, 21211, `The 'To' number ${form.To} is not a valid phone number.`);
+      if (!form.Twiml && !form.Url) return refuse(400, 21205, 'Url parameter is required.');
+      const call: TwilioCall = {
+        sid: `CA${randomBytes(16).toString('hex')}`, to: form.To, from: form.From, twiml: form.Twiml ?? '', statusCallback: form.StatusCallback, events: raw.getAll('StatusCallbackEvent'),
+        machineDetection: form.MachineDetection ?? '', status: 'queued', answeredBy: null, duration: null, updates: [],
+      };
+      calls.push(call);
+      return answer(201, callResource(call));
+    }
+    const one = new RegExp(`^${base}/Calls/(CA[0-9a-f]{32})\\.json$`).exec(req.url ?? '');
+    const call = one ? calls.find((c) => c.sid === one[1]) : undefined;
+    if (one && !call) return refuse(404, 20404, 'The requested resource was not found');
+    if (call && req.method === 'GET') return answer(200, callResource(call));
+    if (call && req.method === 'POST') {
+      if (ENDED.has(call.status)) return refuse(400, 21220, 'Call is not in-progress. Cannot redirect.');
+      call.updates.push(form.Status);
+      call.status = form.Status;
+      return answer(200, callResource(call));
+    }
+    if (req.method !== 'POST' || req.url !== `${base}/Messages.json`) return refuse(404, 20404, 'The requested resource was not found');
     const failing = failures.get(form.To);
     if (failing) {
       failures.delete(form.To);
@@ -60,7 +100,7 @@ export async function startTwilio(accountSid = `AC${randomBytes(16).toString('he
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, accountSid, authToken, texts,
+    url, accountSid, authToken, texts, calls,
     /** The next text to `to` is answered `status` (429, 500, 503…) and not taken. */
     failNext(to: string, status: number) {
       failures.set(to, status);
@@ -88,6 +128,44 @@ export async function startTwilio(accountSid = `AC${randomBytes(16).toString('he
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignatureOf(authToken, url, params) },
       });
     },
+    /** Posts a call's status callback as Twilio does; `tamper` changes a parameter after signing. */
+    async callStatus(call: TwilioCall, status: string, extra: Record<string, string> = {}, tamper = false): Promise<Response> {
+      const params: Record<string, string> = {
+        AccountSid: accountSid, CallSid: call.sid, CallStatus: status, To: call.to, From: call.from, Direction: 'outbound-api', ApiVersion: '2010-04-01', ...extra,
+      };
+      const signature = twilioSignatureOf(authToken, call.statusCallback, params);
+      if (tamper) params.CallStatus = 'completed';
+      return fetch(call.statusCallback, {
+        method: 'POST', body: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+      });
+    },
+    /** Sets what the Call resource says (what a `GET` answers), as if the call had moved on. */
+    setCall(call: TwilioCall, status: string, answeredBy: string | null = null, duration: string | null = null) {
+      Object.assign(call, { status, answeredBy, duration });
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A test file's app listening on its PUBLIC_URL (the callback URLs it gives Twilio lead to it) beside
+ * a local Twilio: both started for the file and closed after it, private addresses allowed.
+ */
+export async function appWithTwilio(): Promise<{ app: FastifyInstance; twilio: Awaited<ReturnType<typeof startTwilio>>; publicUrl: string }> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const twilio = await startTwilio();
+  const app = await testApp({ env: { PUBLIC_URL: publicUrl, OUTBOUND_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  beforeAll(() => app.listen({ port, host: '127.0.0.1' }));
+  afterAll(async () => {
+    await app.close();
+    await twilio.close();
+  });
+  return { app, twilio, publicUrl };
 }

@@ -10,7 +10,8 @@ import { AppError } from '../../src/platform/errors.ts';
 import type { Resource } from '../../src/platform/resource/define.ts';
 import { eventSuffix } from '../../src/platform/resource/lifecycle.ts';
 import { runWrite, type WriteContext } from '../../src/platform/write.ts';
-import { resources } from '../../src/resources/registry.ts';
+import { resourcePath, resources } from '../../src/resources/registry.ts';
+import { dialerSessions } from '../../src/resources/voice/sessions.resource.ts';
 import { acceptQuote, declineQuote, expireQuote, viewQuote } from '../../src/resources/quotes/transitions.ts';
 import { campaigns } from '../../src/resources/campaigns/campaigns.resource.ts';
 import { inbox } from '../../src/resources/inbox/inbox.resource.ts';
@@ -157,6 +158,25 @@ const SETUPS: Record<string, Setup> = {
       wake: { run: async (t, rec) => asJob(t, (w) => runAction(inbox, w, rec.id, 'wake')) },
     },
   },
+  // A live session calls through a local telephony connection; one with a contact outside its hours
+  // stays running (the contact waits), one over an empty list completes at once.
+  'voice/dialer/sessions': {
+    async reach(t, state) {
+      await ok(t.live.post('/v1/connections', { kind: 'telephony', provider: 'local' }), 201);
+      const member = await ok(t.live.post('/v1/members', { name: 'Agent', email: `a${Math.random().toString(36).slice(2)}@example.com` }), 201);
+      const agent = await ok(t.live.post('/v1/voice/agents', { member_id: member.id, status: 'available' }), 201);
+      const number = await ok(t.live.post('/v1/voice/numbers', { phone_number: '+14155550100' }), 201);
+      const list = await ok(t.live.post('/v1/lists', { name: 'Calls', type: 'contacts' }), 201);
+      const start = (new Date().getUTCHours() + 2) % 24;
+      if (state !== 'completed') await ok(t.live.post('/v1/contacts', { list_id: list.id, first_name: 'Later', phone: '+442079460120' }), 201);
+      const session = await ok(t.live.post('/v1/voice/dialer/sessions', { list_id: list.id, agent_id: agent.id, number_id: number.id, calling_window: { start_hour: start, end_hour: start + 1, timezone: 'UTC' } }), 201);
+      if (state === 'running' || state === 'completed') await ok(t.live.post(`/v1/voice/dialer/sessions/${session.id}/resume`));
+      if (state === 'stopped') await ok(t.live.post(`/v1/voice/dialer/sessions/${session.id}/stop`));
+      if (state === 'completed') await waitFor(() => ok(t.live.get(`/v1/voice/dialer/sessions/${session.id}`)), (x) => x.status === 'completed');
+      return { id: session.id };
+    },
+    take: { complete: { run: async (t, rec) => asJob(t, (w) => runAction(dialerSessions, w, rec.id, 'complete')) } },
+  },
   quotes: {
     async reach(t, state) {
       if (state === 'draft') return { id: (await draftQuote(t.live)).id };
@@ -184,14 +204,16 @@ const SETUPS: Record<string, Setup> = {
 };
 
 const declaring = resources.filter((r) => r.lifecycle);
+/** A resource's path under /v1 (`quotes`, `voice/dialer/sessions`): its SETUPS key. */
+const pathOf = (r: Resource) => resourcePath(r).slice('/v1/'.length);
 const article = (name: string) => (/^[aeiou]/i.test(name) ? 'An' : 'A');
 
 it('walks quotes and campaigns, and has a setup for every resource that declares states', () => {
-  expect(declaring.map((r) => r.plural)).toEqual(expect.arrayContaining(['campaigns', 'quotes']));
-  for (const r of declaring) expect(Object.keys(SETUPS), `${r.plural} declares states: add its setup here`).toContain(r.plural);
+  expect(declaring.map(pathOf)).toEqual(expect.arrayContaining(['campaigns', 'quotes']));
+  for (const r of declaring) expect(Object.keys(SETUPS), `${pathOf(r)} declares states: add its setup here`).toContain(pathOf(r));
 });
 
-describe.each(declaring.map((r) => [r.plural, r] as const))('the lifecycle of %s', (plural: string, r: Resource) => {
+describe.each(declaring.map((r) => [pathOf(r), r] as const))('the lifecycle of %s', (plural: string, r: Resource) => {
   const life = r.lifecycle!;
   const setup = SETUPS[plural];
   const state = async (t: Tenant, id: string) => (await ok(t.live.get(`/v1/${plural}/${id}`))).status as string;
@@ -224,7 +246,7 @@ describe.each(declaring.map((r) => [r.plural, r] as const))('the lifecycle of %s
     } else {
       const participle = action.participle ?? eventSuffix(name, action).replaceAll('_', ' ');
       if (setup.take?.[name]?.quiet) expect(outcome.status).toBe(200);
-      else expect(outcome).toEqual({ status: 409, detail: `${article(r.name)} ${r.name} that is ${from} cannot be ${participle}` });
+      else expect(outcome).toEqual({ status: 409, detail: `${article(r.name)} ${r.name.replaceAll('_', ' ')} that is ${from} cannot be ${participle}` });
       expect(await state(t, rec.id)).toBe(from);
       expect(events.length).toBe(before);
     }
@@ -232,7 +254,7 @@ describe.each(declaring.map((r) => [r.plural, r] as const))('the lifecycle of %s
 
   it('documents its states, its action routes and their events', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-    const record = doc.components.schemas[r.name[0].toUpperCase() + r.name.slice(1)];
+    const record = doc.components.schemas[r.name.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')];
     expect(record.properties.status.enum).toEqual([...life.states]);
     const catalog = (await ok((await tenant(app)).live.get('/v1/webhooks/event-types'))).map((e: Json) => e.type);
     for (const [name, action] of Object.entries(life.actions)) {

@@ -3,28 +3,13 @@
 // with the connection's credentials and number, a refusal for good fails the text, a 5xx sends
 // nothing and is tried again, and Twilio's signed status callbacks record what became of each text,
 // forward only (late, repeated and out-of-order callbacks change nothing; a tampered one is 401).
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clock, tenant, testApp, type Client } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { clock, tenant, type Client } from '../helpers/app.ts';
 import { fails, ok, type Json } from '../helpers/records.ts';
-import { startTwilio } from '../helpers/twilio-server.ts';
+import { appWithTwilio } from '../helpers/twilio-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const port = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port: free } = probe.address() as AddressInfo;
-    probe.close(() => resolve(free));
-  });
-});
-const PUBLIC_URL = `http://127.0.0.1:${port}`;
-const twilio = await startTwilio();
-const app = await testApp({ env: { PUBLIC_URL, OUTBOUND_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_SECOND: '100000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' } });
-beforeAll(() => app.listen({ port, host: '127.0.0.1' }));
-afterAll(async () => {
-  await app.close();
-  await twilio.close();
-});
+const { app, twilio, publicUrl: PUBLIC_URL } = await appWithTwilio();
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 const get = (c: Client, path: string) => ok(c.get(path));

@@ -9,7 +9,7 @@ import type { Dialect } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Version } from '../list-cache.ts';
 import type { PageRequest } from '../pagination.ts';
-import { PageQuery, pascal, Str, Timestamp } from '../schemas.ts';
+import { PageQuery, pascal, Str, StringEnum, Timestamp } from '../schemas.ts';
 import type { Scope } from '../scope.ts';
 import type { RouteMessages } from '../validation.ts';
 import type { ReadAhead, WriteContext } from '../write.ts';
@@ -268,6 +268,7 @@ export function defineResource(definition: ResourceDefinition): Resource {
   const update: Record<string, TSchema> = {};
   for (const [name, f] of writable) if (!f.createOnly) update[name] = optional(f);
   for (const [name, schema] of Object.entries(r.inputs?.update ?? {})) update[name] = Type.Optional(schema);
+  if (life?.moves) update[stateField(life)] = Type.Optional(StringEnum(Object.keys(life.moves) as [string, ...string[]], { description: `Moves the ${r.name} to this state, as its action would (nothing when it is there already)` }));
   const kinds = r.associations ? associationKinds(r.plural, r.associations) : [];
   if (r.associations) {
     create.associations = Type.Optional(AssociationsInput(r.name, `The ${kindsInWords(kinds)} the record is about`, kinds));

@@ -76,6 +76,12 @@ export interface LifecycleDefinition {
   working?: Record<string, WorkedState>;
   /** The state as of `now`, when the clock moves it (a quote past its date reads as expired). */
   stateOf?(row: Record<string, unknown>, now: number): string;
+  /**
+   * States an update may name in the state field (`PATCH {"status": "paused"}`), each with the action
+   * that leads there: the update takes that action (nothing when the record is in the state already),
+   * then writes its other fields.
+   */
+  moves?: Record<string, string>;
 }
 
 export const stateField = (life: LifecycleDefinition) => life.field ?? 'status';
@@ -193,6 +199,19 @@ export async function performAction(r: Resource, w: WriteContext, target: string
   return { record: { ...moved.record, ...outcome.answer }, row: moved.row };
 }
 
+/**
+ * The part of an update that names a state of the lifecycle's `moves`: takes its action from the
+ * record's state (none when it is there already) and answers the rest of the update.
+ */
+export async function updateMove(r: Resource, w: WriteContext, id: string, given: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const life = r.lifecycle;
+  if (!life?.moves || given[stateField(life)] === undefined) return given;
+  const { [stateField(life)]: target, ...rest } = given;
+  const row = await getRow(r, w.tx, w.dialect, w.scope, id);
+  if (stateNow(r, row, w.now) !== target) await performAction(r, w, row, life.moves[String(target)]);
+  return rest;
+}
+
 /** `performAction`, answering the record as the API shows it. */
 export const runAction = async (r: Resource, w: WriteContext, target: string | Row, name: string, input: Record<string, unknown> = {}): Promise<ApiRecord> =>
   (await performAction(r, w, target, name, input)).record;
@@ -216,4 +235,8 @@ export function checkLifecycle(r: ResourceDefinition): void {
   known(life.initial, 'initial');
   for (const [name, a] of Object.entries(life.actions)) for (const s of [...a.from, a.to]) known(s, `action ${name}`);
   for (const [state, step] of Object.entries(life.working ?? {})) for (const s of [state, step.next]) known(s, `working state ${state}`);
+  for (const [state, action] of Object.entries(life.moves ?? {})) {
+    known(state, 'moves');
+    if (life.actions[action]?.to !== state) throw new Error(`${r.plural}: moves names ${action} for ${state}, which is no action leading there`);
+  }
 }

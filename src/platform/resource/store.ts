@@ -20,6 +20,7 @@ import type { ApiRecord, Resource, Row } from './define.ts';
 import { capitalized } from './words.ts';
 import { selectRow } from './list-query.ts';
 import { leaveLists } from './memberships.ts';
+import { updateMove } from './lifecycle.ts';
 import { newSecrets } from './secrets.ts';
 import { live, markDeleted, recordsIn } from './soft-delete.ts';
 import { CLEARED, storeJson } from './stored-json.ts';
@@ -193,7 +194,8 @@ export async function createRecord(r: Resource, w: WriteContext, given: Record<s
   return secrets ? { ...record, ...secrets } : record;
 }
 
-export async function updateRecord(r: Resource, w: WriteContext, id: string, given: Record<string, unknown>): Promise<ApiRecord> {
+export async function updateRecord(r: Resource, w: WriteContext, id: string, update: Record<string, unknown>): Promise<ApiRecord> {
+  const given = await updateMove(r, w, id, update);
   const before = await getRow(r, w.tx, w.dialect, w.scope, id);
   const old = await presentOne(r, w.tx, w.scope, before);
   if (Object.keys(await changesOf(r, w, before, given)).length === 0 && !r.hooks?.writesUnchanged?.(before, given)) return old;

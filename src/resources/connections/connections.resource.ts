@@ -9,6 +9,7 @@ import { nameRefusal, guardedHost, addressRefusal } from '../../platform/outboun
 import { providerKind, providerKindNames } from '../../platform/providers/registry.ts';
 import { emailKind } from '../../platform/providers/email/email.ts';
 import { smsKind } from '../../platform/providers/sms/sms.ts';
+import { telephonyKind } from '../../platform/providers/telephony/telephony.ts';
 import { defineResource } from '../../platform/resource/define.ts';
 import { boolean, enumOf, json, sealed, text } from '../../platform/resource/fields.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
@@ -18,6 +19,7 @@ import { isIP } from 'node:net';
 // The kinds this service has drivers for (each registers itself when its module loads).
 void emailKind;
 void smsKind;
+void telephonyKind;
 export const CONNECTION_KINDS = providerKindNames() as [string, ...string[]];
 
 const Settings = Type.Record(Type.String(), Type.Unknown(), { description: 'What the provider needs to be reached: for `email` over `smtp`, `{"smtp": {host, port, secure}, "imap": {host, port, secure, mailbox}}` (imap optional); nothing for `local`', examples: [{ smtp: { host: 'smtp.example.com', port: 587 } }] });
@@ -58,10 +60,10 @@ function checkHosts(request: FastifyRequest, settings: Record<string, { host?: s
 
 export const connections = defineResource({
   name: 'connection', plural: 'connections', prefix: 'conn', table: 'connections', notFound: 'Connection not found',
-  tag: 'Connections', tagDescription: 'Your accounts at the providers messages go through (SMTP and IMAP servers, SMS gateways), credentials sealed',
+  tag: 'Connections', tagDescription: 'Your accounts at the providers messages and calls go through (SMTP and IMAP servers, SMS gateways, telephony), credentials sealed',
   fields: {
-    kind: enumOf(CONNECTION_KINDS, { required: true, createOnly: true, description: 'What the connection is for: `email` or `sms`', example: 'email' }),
-    provider: text({ required: true, createOnly: true, min: 1, max: 50, description: 'Which provider: for `email`, `smtp` (a real SMTP server, with IMAP for replies) or `local`; for `sms`, `local`. `local` sends nothing and records each message in the outbox', example: 'smtp' }),
+    kind: enumOf(CONNECTION_KINDS, { required: true, createOnly: true, description: 'What the connection is for: `email`, `sms` or `telephony`', example: 'email' }),
+    provider: text({ required: true, createOnly: true, min: 1, max: 50, description: 'Which provider: for `email`, `smtp` (a real SMTP server, with IMAP for replies) or `local`; for `sms`, `twilio` or `local`; for `telephony`, `twilio` or `local`. `local` sends nothing and records each message in the outbox (for calls: calls nobody and plays an outcome the number chooses)', example: 'smtp' }),
     name: text({ max: 200, description: 'A name of your own', example: 'Sales team (Fastmail)' }),
     settings: json({ nullable: false, default: {}, input: Settings, output: Settings, description: 'What the provider needs to be reached' }),
     credentials: sealed('credentials', { description: 'The secrets the provider needs; written, never answered (see `credentials_set`)', input: Credentials }),

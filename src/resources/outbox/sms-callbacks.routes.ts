@@ -6,29 +6,22 @@
 // `undelivered` and `failed` bounced (a number that does not exist or cannot take texts is
 // suppressed); the states before (`queued`, `sending`, `sent`) change nothing, and a callback late,
 // repeated or out of order never moves a text back (outcomes.ts records each outcome once).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../platform/errors.ts';
 import { recordOutcome } from '../../platform/outbox/outcomes.ts';
-import { openConnection } from '../../platform/providers/connections.ts';
-import { callbackPath, isCallbackOf } from '../../platform/public/callback-tokens.ts';
+import { CALLBACK_NOT_FOUND, CallbackParams, twilioCallbacks } from '../../platform/providers/twilio-callbacks.ts';
+import { callbackPath } from '../../platform/public/callback-tokens.ts';
 import { receiveSms } from '../inbox/receive-sms.ts';
-import { twilioSignature } from '../../platform/public/signatures.ts';
 import { publicRoutes } from '../../platform/public/surface.ts';
 import { selectIn } from '../../platform/resource/tenancy.ts';
 import { Data, errorResponses } from '../../platform/schemas.ts';
 import type { Scope } from '../../platform/scope.ts';
 
-const NOT_FOUND = 'Callback URL not found';
-
 /** Twilio's error codes that say a number will never take a text: it is suppressed. */
 const NEVER_DELIVERABLE = new Set(['21211', '21614', '30005', '30006']);
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description });
-const CallbackParams = Type.Object({
-  org_id: Id('The organization'), mode: Type.Union([Type.Literal('live'), Type.Literal('test')], { description: 'The mode' }),
-  connection_id: Id('The Twilio connection'), reference: Id('The text (its `message_id`)'), signature: Id('The service\'s signature of the parts before it'),
-});
+const TextParams = CallbackParams('The text (its `message_id`)');
 
 const StatusBody = Type.Object({
   MessageSid: Type.String({ maxLength: 64, description: 'Twilio\'s id of the text', examples: ['SM0123456789abcdef0123456789abcdef'] }),
@@ -39,9 +32,6 @@ const StatusBody = Type.Object({
 const Recorded = Type.Object({
   status: Type.Union([Type.Literal('recorded'), Type.Literal('unchanged')], { description: '`recorded`, or `unchanged` for a state before the outcome, or an outcome recorded before' }),
 }, { additionalProperties: false });
-
-interface Target { scope: Scope; connectionId: string; reference: string; authToken: string }
-type Params = { org_id: string; mode: 'live' | 'test'; connection_id: string; reference?: string; signature: string };
 
 /** Where Twilio posts the texts a connection's number receives (its messaging webhook): signed, as every callback. */
 export const inboundSmsPath = (secret: string, scope: Scope, connectionId: string) =>
@@ -59,37 +49,20 @@ const InboundBody = Type.Object({
 const NO_REPLY = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
 export async function smsCallbackRoutes(fastify: FastifyInstance): Promise<void> {
-  const { database, writes, secret } = fastify.services;
-  // Opened once a request: for the signature's check, then for the handler.
-  const targets = new WeakMap<object, Promise<Target>>();
-  const targetOf = (request: FastifyRequest) => {
-    let target = targets.get(request);
-    if (!target) targets.set(request, target = open(request.params as Params));
-    return target;
-  };
-  async function open(p: Params): Promise<Target> {
-    const reference = p.reference ?? INBOUND;
-    if (!isCallbackOf(secret, [p.org_id, p.mode, p.connection_id, reference], p.signature)) throw notFound(NOT_FOUND);
-    const scope: Scope = { orgId: p.org_id, mode: p.mode };
-    const connection = await openConnection(database.db, scope, secret, p.connection_id);
-    const authToken = connection?.kind === 'sms' && connection.provider === 'twilio' ? (connection.credentials as { auth_token?: string }).auth_token : undefined;
-    if (!authToken) throw notFound(NOT_FOUND);
-    return { scope, connectionId: p.connection_id, reference, authToken };
-  }
-
+  const { writes } = fastify.services;
+  const { targetOf, signature } = twilioCallbacks(fastify, 'sms');
   const routes = publicRoutes(fastify);
-  const signature = { scheme: twilioSignature, secrets: async (request: FastifyRequest) => [(await targetOf(request)).authToken] };
 
   routes.post('/public/sms/twilio/:org_id/:mode/:connection_id/inbound/:signature', {
     token: 'signature',
-    signature,
+    signature: signature(INBOUND),
     schema: {
-      tags: ['SMS callbacks'], security: [], params: Type.Omit(CallbackParams, ['reference']), body: InboundBody, operationId: 'receiveTwilioText', summary: 'Receive a text from Twilio',
+      tags: ['SMS callbacks'], security: [], params: Type.Omit(TextParams, ['reference']), body: InboundBody, operationId: 'receiveTwilioText', summary: 'Receive a text from Twilio',
       description: 'The messaging webhook of a Twilio connection\'s number (`GET /v1/connections/{id}/sms-inbound-url` answers it): Twilio posts each text the number receives, form-encoded and signed with the connection\'s Auth Token (`X-Twilio-Signature`; 401 otherwise). The text lands in the inbox as `channel: sms`, in the sender\'s thread, once per `MessageSid`; one answering a text the connection sent marks that text replied (`reply.received`, which finishes its sequence enrollment), and an opt-out keyword alone (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE, any case) suppresses the number on texts instead. Answered with empty TwiML: no reply is sent.',
       response: { 200: { description: 'Recorded; TwiML that sends no reply', content: { 'text/xml': { schema: Type.String() } } }, ...errorResponses(401, 404) },
     },
   }, async (request, reply) => {
-    const target = await targetOf(request);
+    const target = await targetOf(request, INBOUND);
     const { MessageSid: providerId, From: from, To: to, Body: body } = request.body;
     await writes.run(target.scope, (w) => receiveSms(w, { providerId, from, to, body, connectionId: target.connectionId }));
     fastify.services.notify(target.scope);
@@ -98,9 +71,9 @@ export async function smsCallbackRoutes(fastify: FastifyInstance): Promise<void>
 
   routes.post('/public/sms/twilio/:org_id/:mode/:connection_id/:reference/:signature', {
     token: 'signature',
-    signature,
+    signature: signature(),
     schema: {
-      tags: ['SMS callbacks'], security: [], params: CallbackParams, body: StatusBody, operationId: 'receiveTwilioStatus', summary: 'Receive a text\'s status from Twilio',
+      tags: ['SMS callbacks'], security: [], params: TextParams, body: StatusBody, operationId: 'receiveTwilioStatus', summary: 'Receive a text\'s status from Twilio',
       description: 'Where Twilio posts the status of a text sent through a Twilio connection (its `StatusCallback`, given with each text), form-encoded and signed with the connection\'s Auth Token (`X-Twilio-Signature`; 401 otherwise). `delivered` records the text delivered (`message.delivered`), `undelivered` and `failed` bounced (`message.bounced`; error 21211, 21614, 30005 or 30006 suppresses the number); earlier states change nothing, and a late, repeated or out-of-order callback never moves a text back. 404 for a URL this service did not make or whose connection is gone.',
       response: { 200: Data(Recorded, 'What was recorded'), ...errorResponses(401, 404) },
     },
@@ -110,7 +83,7 @@ export async function smsCallbackRoutes(fastify: FastifyInstance): Promise<void>
     if (state !== 'delivered' && state !== 'undelivered' && state !== 'failed') return { data: { status: 'unchanged' as const } };
     const recorded = await writes.run(target.scope, async (w) => {
       const message = await selectIn(w.tx, 'outbox_messages', w.scope).select('id').where('message_id', '=', target.reference).where('connection_id', '=', target.connectionId).executeTakeFirst();
-      if (!message) throw notFound(NOT_FOUND);
+      if (!message) throw notFound(CALLBACK_NOT_FOUND);
       if (state === 'delivered') return recordOutcome(w, message.id, 'delivered');
       const reason = `Twilio: ${state}${code ? ` (error ${code})` : ''}`;
       return recordOutcome(w, message.id, 'bounced', { reason, hard: code !== undefined && NEVER_DELIVERABLE.has(code) });

@@ -15,7 +15,7 @@ export const enrollments = defineResource({
   fields: {
     sequence_id: ref('sequences', { ...readOnly, nullable: false, onDelete: 'cascade', check: false, prefix: 'seq', description: 'The sequence' }),
     contact_id: ref('contacts', { ...readOnly, nullable: false, onDelete: 'cascade', check: false, prefix: 'con', description: 'The contact enrolled' }),
-    reason: enumOf(FINISH_REASONS, { ...readOnly, description: 'Why it finished: `completed` (every step done), `replied`, `bounced`, `unsubscribed`, `suppressed` (the address was suppressed before a send), `manual`, `terminated` or `deleted` (the sequence was); null while open', example: 'replied' }),
+    reason: enumOf(FINISH_REASONS, { ...readOnly, description: 'Why it finished: `completed` (every step done), `replied`, `bounced`, `unsubscribed`, `suppressed` (the address was suppressed before a send), `manual`, `terminated` or `deleted` (the sequence was), `dispositioned` (a call\'s disposition finished it); null while open', example: 'replied' }),
     error: text({ ...readOnly, description: 'Why it failed (no e-mail address, no phone number with a country code for a text, a template it could not render); null unless failed', example: 'The contact has no e-mail address' }),
     step_index: int({ ...readOnly, nullable: false, default: 0, description: 'Steps done so far; the next step is the one of `step_order` one higher', example: 1 }),
     due_at: timestamp({ ...readOnly, description: 'When its next step is due (it is sent at the first moment of the window from then); null while it waits for a task or is over', example: 1767258000 }),

@@ -10,7 +10,7 @@ export const INPUT_TYPES = ['TEMPLATE', 'ON_DEMAND'] as const;
 export const ENROLLMENT_STATES = ['pending', 'active', 'paused', 'finished', 'failed'] as const;
 /** Enrollments still on their way: a contact is in a sequence once at a time among these. */
 export const OPEN_ENROLLMENT = ['pending', 'active', 'paused'] as const;
-export const FINISH_REASONS = ['completed', 'replied', 'bounced', 'unsubscribed', 'manual', 'suppressed', 'terminated', 'deleted'] as const;
+export const FINISH_REASONS = ['completed', 'replied', 'bounced', 'unsubscribed', 'manual', 'suppressed', 'terminated', 'deleted', 'dispositioned'] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 export const MAX_STEPS = 50;
 

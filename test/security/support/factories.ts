@@ -3,7 +3,7 @@
 // `:param` (so /v1/campaigns/:id/launch uses '/v1/campaigns', /v1/lists/:id/entries/:entry_id uses
 // '/v1/lists/:id/entries'). A documented route with an id and no factory fails the suite by name.
 import { randomBytes } from 'node:crypto';
-import { resources } from '../../../src/resources/registry.ts';
+import { resourcePath, resources } from '../../../src/resources/registry.ts';
 import { multipartBody } from '../../helpers/imports.ts';
 import { rawMail, signed, uniqueId } from '../../helpers/inbox.ts';
 import { receiver, type Receiver } from '../../helpers/receiver.ts';
@@ -178,6 +178,29 @@ const enrollment: Factory = async (api, actor) => {
   return { id: json(enrolled).data.results[0].enrollment_id };
 };
 
+/** A call a fresh session placed (through a local connection in live mode) to a number that fails at once. */
+const endedCall: Factory = async (api, actor) => {
+  await make(api, actor, 'telephony connection');
+  const { id: list_id } = await make(api, actor, '/v1/lists', { fresh: true });
+  const contact = await actor.call('POST', '/v1/contacts', { body: { list_id, first_name: bodySentinel(), phone: '+442079460996' } });
+  if (contact.status !== 201) fail(`factory call contact (${actor.label}) answered ${contact.status} ${contact.body}`);
+  const { id } = await created('/v1/voice/dialer/sessions', { body: { list_id } })(api, actor);
+  const resumed = await actor.call('POST', `/v1/voice/dialer/sessions/${id}/resume`, { body: {} });
+  if (resumed.status !== 200) fail(`factory session resume (${actor.label}) answered ${resumed.status} ${resumed.body}`);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const session = json(await actor.call('GET', `/v1/voice/dialer/sessions/${id}`)).data;
+    const calls = json(await actor.call('GET', `/v1/voice/calls?session_id=${id}`)).data;
+    if (session?.status === 'completed' && calls?.[0]) {
+      const transcript = await actor.call('PUT', `/v1/voice/calls/${calls[0].id}/transcript`, { body: { text: bodySentinel() } });
+      if (transcript.status !== 200) fail(`factory call transcript (${actor.label}) answered ${transcript.status} ${transcript.body}`);
+      return { id: calls[0].id, session_id: id };
+    }
+    if (Date.now() > deadline) fail(`factory call (${actor.label}): the session did not complete: ${JSON.stringify(session)} ${JSON.stringify(calls)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
 /**
  * Waits until the background job of `path`/`id` (an import, an export) has ended, so that it
  * changes nothing behind a snapshot's back; returns its last state.
@@ -225,7 +248,7 @@ const csvSourceUrl = async () => (await (csvSource ??= receiver(() => ({
 
 export const FACTORIES: Record<string, Factory> = {
   // Every kernel resource is made by a POST of its documented body; the registry lists them.
-  ...Object.fromEntries(resources.map((r) => [`/v1/${r.plural}`, created(`/v1/${r.plural}`)])),
+  ...Object.fromEntries(resources.map((r) => [resourcePath(r), created(resourcePath(r))])),
   '/auth/v1/api-keys': created('/auth/v1/api-keys', { idField: 'api_key_id' }),
   '/auth/v1/agency-grants': created('/auth/v1/agency-grants'),
   '/v1/agency/clients': agencyClient,
@@ -262,12 +285,18 @@ export const FACTORIES: Record<string, Factory> = {
   '/v1/sequences/:id/steps': runnableSequence,
   // Enrollments are made by enrolling contacts in a sequence.
   '/v1/enrollments': enrollment,
+  // Calls are placed by a running dialer session, never by a POST.
+  '/v1/voice/calls': endedCall,
+  // One agent per member: each of a fresh member.
+  '/v1/voice/agents': async (api, actor) => created('/v1/voice/agents', { body: { member_id: (await make(api, actor, '/v1/members', { fresh: true })).id } })(api, actor),
+  /** Not a route: a connection of the telephony kind, for the numbers that name one. */
+  'telephony connection': created('/v1/connections', { body: { kind: 'telephony', provider: 'local', settings: {}, credentials: null } }),
 };
 
 /** Request fields naming another object, and the factory that makes one (else `/v1/<plural>`). */
 const REFERENCES: Record<string, string> = {
   // The reference fields of kernel resources name their target resource.
-  ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, `/v1/${target.plural}`]))),
+  ...Object.fromEntries(resources.flatMap((r) => [...r.refTargets].map(([field, target]) => [field, resourcePath(target)]))),
   last_event_id: '/v1/events',
   // A deal's pipeline and stage (BODY_DEFAULTS gives a matching pair).
   pipeline_id: '/v1/deals/pipelines',
@@ -283,6 +312,7 @@ const REFERENCES: Record<string, string> = {
   // The steps of a sequence (BODY_DEFAULTS gives the sequence's own).
   step_id: '/v1/sequences/:id/steps',
   step_ids: '/v1/sequences/:id/steps',
+  session_id: '/v1/voice/dialer/sessions',
 };
 
 /** The steps of the sequence the route's factory made, and a contact of the actor. */
@@ -347,6 +377,14 @@ const BODY_DEFAULTS: Record<string, (actor: Actor, api: Api, params?: Params) =>
     const { step_id, contact_id } = await stepsOfSequence(actor, api, params);
     return { step_id, contact_id };
   },
+  // A number is taken once per organization and mode; its connection, when named, must be a telephony one.
+  'POST /v1/voice/numbers': () => ({ phone_number: `+1415555${String(randomBytes(2).readUInt16BE() % 10_000).padStart(4, '0')}`, connection_id: null }),
+  'PATCH /v1/voice/numbers/:id': async (actor, api) => ({ connection_id: (await make(api, actor, 'telephony connection')).id }),
+  // Available, so that sessions dial for them (one agent per member: a second POST is 409).
+  'POST /v1/voice/agents': async (actor, api) => ({ member_id: (await make(api, actor, '/v1/members')).id, status: 'available' }),
+  'PATCH /v1/voice/agents/:id': () => ({ status: 'offline', phone: `+4420794${String(randomBytes(2).readUInt16BE() % 100_000).padStart(5, '0')}` }),
+  // Calling hours open all day, so a session's contacts are called whenever the walk runs.
+  'POST /v1/voice/dialer/sessions': () => ({ calling_window: { start_hour: 0, end_hour: 24, timezone: 'UTC' } }),
   // A quote with a line (and the contact its reference field gets) can be sent.
   'POST /v1/quotes': () => ({ line_items: [{ name: 'Onboarding workshop', quantity: 1, unit_price: 150_000 }] }),
   // A list of type companies (the factory's) holds companies.

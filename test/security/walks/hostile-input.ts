@@ -24,14 +24,15 @@ import { hostileApp, isAnotherRoute, label, readBack } from './hostile-app.ts';
 import { shardFile, shardRoutes, type Shard } from './shards.ts';
 
 /**
- * Routes whose valid body carries a single-use code that another organization hands out (an agency
- * redeeming a client's grant): a body built from the schema cannot be accepted, so only the refusals
- * are checked here; test/resources/agency-grants.test.ts redeems real codes.
+ * Routes whose valid body can be accepted once only: it carries a single-use code that another
+ * organization hands out (an agency redeeming a client's grant), or names a record that can take
+ * part once (a member becomes an agent once). Only the refusals are checked here;
+ * test/resources/agency-grants.test.ts redeems real codes, test/resources/voice-dialer.test.ts makes agents.
  */
-const ONE_TIME_CODES = new Set(['POST /v1/agency/clients/link']);
+const ONE_TIME_CODES = new Set(['POST /v1/agency/clients/link', 'POST /v1/voice/agents']);
 
 /** Fields of background work (an import, an export) that its job moves after the write has answered. */
-const PROGRESS = new Set(['status', 'rows_total', 'rows_processed', 'created', 'updated', 'skipped', 'failed', 'size_bytes', 'error', 'download_url', 'started_at', 'finished_at', 'updated_at']);
+const PROGRESS = new Set(['status', 'rows_total', 'rows_processed', 'created', 'updated', 'skipped', 'failed', 'size_bytes', 'error', 'download_url', 'started_at', 'finished_at', 'completed_at', 'exhausted', 'updated_at']);
 /** States of records whose work goes on after the answer (an import's, a sequence's move). */
 const BUSY = ['queued', 'running', 'scheduling', 'pausing', 'resuming', 'terminating'];
 /**
