@@ -35,6 +35,7 @@ import { sequences } from './migrations/0029-sequences.ts';
 import { campaignSequences } from './migrations/0030-campaign-sequences.ts';
 import { deletedSequences } from './migrations/0031-deleted-sequences.ts';
 import { smsInbound } from './migrations/0032-sms-inbound.ts';
+import { phoneRegion } from './migrations/0034-phone-region.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -71,6 +72,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0030-campaign-sequences': campaignSequences(),
     '0031-deleted-sequences': deletedSequences(database.dialect),
     '0032-sms-inbound': smsInbound(),
+    '0034-phone-region': phoneRegion(),
   };
 }
 
