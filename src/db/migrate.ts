@@ -36,6 +36,7 @@ import { campaignSequences } from './migrations/0030-campaign-sequences.ts';
 import { deletedSequences } from './migrations/0031-deleted-sequences.ts';
 import { smsInbound } from './migrations/0032-sms-inbound.ts';
 import { voice } from './migrations/0033-voice.ts';
+import { phoneRegion } from './migrations/0034-phone-region.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -73,6 +74,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0031-deleted-sequences': deletedSequences(database.dialect),
     '0032-sms-inbound': smsInbound(),
     '0033-voice': voice(database.dialect),
+    '0034-phone-region': phoneRegion(),
   };
 }
 

@@ -637,6 +637,7 @@ export interface OrganizationsTable {
   name: string;
   created_at: number;
   is_agency: number;
+  phone_region: string | null;
 }
 
 export interface OutboxMessagesTable {

@@ -45,7 +45,7 @@ describe('POST /v1/contacts', () => {
     expect(contact).toEqual({
       ...input,
       id: expect.stringMatching(/^con_[0-9A-Z]{26}$/),
-      name: 'Ada Lovelace', work_email: 'ada@example.com', personal_email: 'ada@home.example',
+      name: 'Ada Lovelace', work_email: 'ada@example.com', personal_email: 'ada@home.example', phone: '+442079460000',
       company_id: null, suppressed: false, custom_fields: {}, created_at: expect.any(Number), updated_at: expect.any(Number),
     });
     expect(contact.created_at).toBeGreaterThanOrEqual(before);

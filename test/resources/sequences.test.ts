@@ -346,8 +346,10 @@ describe('sequences', () => {
   it('texts an SMS step to the contact\'s phone through the local driver; a contact without a number fails, a suppressed number is not sent', async () => {
     clock.set(at('2027-05-10T10:00:00Z')); // a Monday, in the window
     const s = await setup([
-      { first_name: 'Grace', phone: '+44 20 7946 0123' }, { first_name: 'Alan' }, { first_name: 'Linus', phone: '020 7946 0999' }, { first_name: 'Hedy', phone: '+1 (201) 555-0142' },
+      { first_name: 'Grace', phone: '+44 20 7946 0123' }, { first_name: 'Alan' }, { first_name: 'Linus' }, { first_name: 'Hedy', phone: '+1 (201) 555-0142' },
     ]);
+    // A number stored before contacts' phones were normalized: the API now refuses it (no phone_region).
+    await db.updateTable('contacts').set({ phone: '020 7946 0999' }).where('id', '=', s.contacts[2].id).execute();
     await ok(s.c.post('/v1/suppressions', { channel: 'sms', address: '+12015550142' }), 201);
     const seq = await sequence(s, {}, [{ step_type: 'SMS', body: 'Hi {{ contact.first_name }}, {{ sender.name }} here. Stop: {{ unsubscribe_url }}' }]);
     const [step] = (await get(s.c, `/v1/sequences/${seq.id}/steps`)) as unknown as Json[];

@@ -37,7 +37,10 @@ export const LISTED = 'suppression_list';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9]\d{1,14}$/;
 
-/** The stored form of an address: an e-mail address trimmed and lower-cased, a phone number (E.164) trimmed. */
+/**
+ * The stored form of an address: an e-mail address trimmed and lower-cased, a phone number (E.164,
+ * as platform/phone.ts reads it where it is written) trimmed.
+ */
 export const normalizeAddress = (channel: Channel, address: string): string =>
   (channel === 'email' ? address.trim().toLowerCase() : address.trim());
 
@@ -45,15 +48,6 @@ export const normalizeAddress = (channel: Channel, address: string): string =>
 export function addressProblem(channel: Channel, address: string): string | undefined {
   if (channel === 'email') return EMAIL.test(address) ? undefined : 'value is not an e-mail address';
   return E164.test(address) ? undefined : 'value is not a phone number in E.164 form (+ and up to 15 digits)';
-}
-
-/**
- * The E.164 form of a phone number as people write it (`+44 20 7946 0000`, `+1 (415) 555-0100`,
- * `0044 20 …`), or undefined for one without its country code, which no gateway can route.
- */
-export function e164Of(written: string): string | undefined {
-  const compact = written.trim().replace(/[\s().\-/]/g, '').replace(/^00/, '+');
-  return E164.test(compact) ? compact : undefined;
 }
 
 /** The domain of an e-mail address: what follows its last '@' (as suppression lists compare it). */

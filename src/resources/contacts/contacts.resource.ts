@@ -21,7 +21,7 @@ export const contacts = defineResource({
     company_id: ref('companies', { readOnly: true, onDelete: 'set null', prefix: 'cmp', description: 'The company whose domain matches the work e-mail domain; read-only' }),
     work_email: email(doc('Work e-mail address, stored lower-case; its domain links the contact to the company with that domain', 'ada@example.com')),
     personal_email: email(doc('Personal e-mail address, stored lower-case', 'ada@home.example')),
-    phone: text({ ...doc('Phone number', '+44 20 7946 0000'), max: 50 }),
+    phone: text({ ...doc('Phone number, stored in E.164 (`+442079460000`) however it is written; a national number is read in the organization\'s `phone_region` (without one it is 422, as is a number that is none)', '+442079460000'), max: 50 }),
     linkedin_url: url(doc('LinkedIn profile URL', 'https://www.linkedin.com/in/ada')),
     city: text({ ...doc('City', 'London'), max: 100 }),
     country: text({ ...doc('Country', 'GB'), max: 100 }),

@@ -1,6 +1,6 @@
 // What contacts do beyond the kernel's CRUD: the list rule (a list of type contacts or leads, whose
-// member_count moves with its contacts), the company link by e-mail domain, `suppressed`, the read of
-// one contact in one statement and the title index of large tenants.
+// member_count moves with its contacts), the company link by e-mail domain, the phone stored in
+// E.164, `suppressed`, the read of one contact in one statement and the title index of large tenants.
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import { statement } from '../../db/prepared.ts';
@@ -8,6 +8,7 @@ import type { DB } from '../../db/schema.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { Version } from '../../platform/list-cache.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
+import { storePhoneIn } from '../../platform/phone-region.ts';
 import type { ApiRecord, Row } from '../../platform/resource/define.ts';
 import { hasCustomFilters } from '../../platform/resource/custom-field-values.ts';
 import { countMatching, filtered, keysetPage, pageShape, present, rowsOf, selectRow, totalColumn } from '../../platform/resource/store.ts';
@@ -145,6 +146,7 @@ async function prepareCreate(w: WriteContext, row: Record<string, unknown>, inpu
 /** Checks and completes a contact about to be written. */
 export async function beforeWrite(w: WriteContext, row: Record<string, unknown>, ctx: { before?: Row; input: Record<string, unknown> }): Promise<void> {
   const { before } = ctx;
+  await storePhoneIn(w, row, 'phone');
   if (!before) return prepareCreate(w, row, ctx.input);
   if (row.list_id !== undefined && row.list_id !== before.list_id) {
     const target = await selectIn(w.tx, 'lists', w.scope).select('type').where('id', '=', row.list_id as string).executeTakeFirst();

@@ -53,13 +53,23 @@ const PLACES = [
   ['Stockholm', 'SE'], ['Dublin', 'IE'], ['Sydney', 'AU'], ['Singapore', 'SG'],
 ] as const;
 
-const DIALING: Record<string, string> = { US: '+1', CA: '+1', GB: '+44', DE: '+49', FR: '+33', NL: '+31', SE: '+46', IE: '+353', AU: '+61', SG: '+65' };
+// Area codes that exist, so that every number is valid in its country's plan (as the API checks a
+// phone number written to it): North American ones, and per other country its capital's trunk
+// with the length of its subscriber numbers.
+const NANP_AREAS = [201, 206, 212, 213, 214, 305, 312, 404, 415, 416, 503, 512, 514, 604, 617, 646, 702, 718, 773, 917] as const;
+const TRUNKS: Record<string, readonly [code: string, digits: number]> = {
+  DE: ['+4930', 8], FR: ['+331', 8], NL: ['+3120', 7], SE: ['+468', 7], IE: ['+3531', 7], AU: ['+6129', 7], SG: ['+656', 7],
+};
 
-/** North American and UK numbers come from the ranges reserved for fiction (555-01xx, 020 7946 0xxx). */
+/**
+ * North American and UK numbers come from the ranges reserved for fiction (555-01xx, 020 7946 0xxx).
+ * In E.164, as the API stores every phone number.
+ */
 function phoneNumber(rng: ReturnType<typeof prng>, country: string): string {
-  if (country === 'US' || country === 'CA') return `+1 ${rng.int(201, 989)} 555 01${String(rng.int(0, 99)).padStart(2, '0')}`;
-  if (country === 'GB') return `+44 20 7946 0${String(rng.int(0, 999)).padStart(3, '0')}`;
-  return `${DIALING[country]} ${rng.int(20, 99)} ${rng.int(100, 999)} ${String(rng.int(0, 9999)).padStart(4, '0')}`;
+  if (country === 'US' || country === 'CA') return `+1${NANP_AREAS[rng.int(201, 989) % NANP_AREAS.length]}55501${String(rng.int(0, 99)).padStart(2, '0')}`;
+  if (country === 'GB') return `+442079460${String(rng.int(0, 999)).padStart(3, '0')}`;
+  const [code, digits] = TRUNKS[country];
+  return code + `${rng.int(20, 99)}${rng.int(100, 999)}${String(rng.int(0, 9999)).padStart(4, '0')}`.slice(0, digits);
 }
 
 const FIRST_NAMES = [

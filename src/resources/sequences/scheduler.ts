@@ -14,7 +14,8 @@ import type { Mode } from '../../db/schema.ts';
 import { parseJson } from '../../db/sql.ts';
 import { defineJobKind } from '../../platform/jobs/kinds.ts';
 import { messageIdFor, queueEmail, queueSms, readSendsAhead, textIdFor, willSend, type Send, type SendsAhead } from '../../platform/outbox/send.ts';
-import { e164Of, listUnsubscribeHeaders, unsubscribeLink } from '../../platform/outbox/suppressions.ts';
+import { listUnsubscribeHeaders, unsubscribeLink } from '../../platform/outbox/suppressions.ts';
+import { e164Of, needsRegion } from '../../platform/phone.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { performAction } from '../../platform/resource/lifecycle.ts';
 import { createRecord, findRow } from '../../platform/resource/store.ts';
@@ -211,8 +212,12 @@ async function sendSms(run: Run, e: Row, step: Step, contact: Row): Promise<void
   const { w, sequence } = run;
   const phone = (contact.phone as string | null)?.trim();
   if (!phone) return void (await fail(w, e, 'The contact has no phone number'));
+  // Numbers are stored in E.164 since contacts normalize them; one stored before may be neither.
   const to = e164Of(phone);
-  if (!to) return void (await fail(w, e, `The contact's phone number ${phone} has no country code: write it in international form (+44 20 7946 0000)`));
+  if (!to) {
+    const why = needsRegion(phone) ? 'has no country code: write it in international form (+44 20 7946 0000)' : 'is not a valid phone number';
+    return void (await fail(w, e, `The contact's phone number ${phone} ${why}`));
+  }
   if (unpaid(run)) return waitUntil(run, e, w.now + ROOM_RETRY);
   const sendKey = sendKeyOf(e, step);
   const link = linkFor(run, { sendKey, channel: 'sms', to: [to] }, contact, textIdFor(w, sendKey));

@@ -4,7 +4,7 @@
 import { defineResource } from '../../platform/resource/define.ts';
 import { enumOf, ref, text } from '../../platform/resource/fields.ts';
 import { agentWritten } from './sessions.store.ts';
-import { phoneField } from './voice.store.ts';
+import { storePhoneIn } from '../../platform/phone-region.ts';
 
 export const AGENT_STATUSES = ['available', 'busy', 'offline'] as const;
 
@@ -20,9 +20,7 @@ export const voiceAgents = defineResource({
   filters: { status: 'eq' },
   keptOnReset: true,
   hooks: {
-    async beforeWrite(_w, row) {
-      if (row.phone) row.phone = phoneField(row.phone as string, 'phone');
-    },
+    beforeWrite: (w, row) => storePhoneIn(w, row, 'phone'),
     afterWrite: agentWritten,
   },
   routes: {

@@ -11,7 +11,8 @@
 // dialed while a call is connected to the agent: the agent can take one call. The session completes
 // when the list is exhausted, nothing waits in its queue and no call is left.
 import { newId } from '../../platform/ids.ts';
-import { e164Of, suppressionsOf } from '../../platform/outbox/suppressions.ts';
+import { suppressionsOf } from '../../platform/outbox/suppressions.ts';
+import { e164Of } from '../../platform/phone.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { performAction } from '../../platform/resource/lifecycle.ts';
 import { rowsByIds, selectIn, updateIn } from '../../platform/resource/tenancy.ts';

@@ -3,13 +3,14 @@
 // TELEPHONY_PROVIDER; test mode always the local driver). Stored in E.164 form.
 import { defineResource } from '../../platform/resource/define.ts';
 import { ref, text } from '../../platform/resource/fields.ts';
-import { checkConnectionKind, phoneField } from './voice.store.ts';
+import { storePhoneIn } from '../../platform/phone-region.ts';
+import { checkConnectionKind } from './voice.store.ts';
 
 export const voiceNumbers = defineResource({
   name: 'voice_number', plural: 'numbers', prefix: 'vnum', table: 'voice_numbers', notFound: 'Voice number not found',
   tag: 'Voice numbers', tagDescription: 'The numbers an organization calls from, with the telephony provider each goes through',
   fields: {
-    phone_number: text({ required: true, unique: true, createOnly: true, min: 3, max: 50, description: 'The number, in E.164 form (written any way a person writes it: stored as `+` and digits; 422 when it is no phone number)', example: '+14155550100' }),
+    phone_number: text({ required: true, unique: true, createOnly: true, min: 3, max: 50, description: 'The number, in E.164 form (written any way a person writes it, a national number in the organization\'s `phone_region`: stored as `+` and digits; 422 when it is no phone number)', example: '+14155550100' }),
     connection_id: ref('connections', { onDelete: 'set null', check: false, prefix: 'conn', description: 'The `telephony` connection its calls go through (404 unknown, 400 another kind); null: the default connection of the kind, else the operator\'s TELEPHONY_PROVIDER. Test mode always calls through the local driver' }),
     label: text({ max: 200, description: 'A name of your own', example: 'US sales line' }),
   },
@@ -17,7 +18,7 @@ export const voiceNumbers = defineResource({
   keptOnReset: true,
   hooks: {
     async beforeWrite(w, row) {
-      if (row.phone_number !== undefined) row.phone_number = phoneField(row.phone_number as string, 'phone_number');
+      await storePhoneIn(w, row, 'phone_number');
       if (row.connection_id) await checkConnectionKind(w, row.connection_id as string);
     },
   },
