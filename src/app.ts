@@ -11,6 +11,7 @@ import { authDepsOf, authenticate, KeyCache } from './platform/auth.ts';
 import { systemClock, useClock, type Clock } from './platform/clock.ts';
 import { useProviderConfig } from './platform/providers/registry.ts';
 import { useTwilio } from './platform/providers/twilio-account.ts';
+import { useCallSilence } from './resources/voice/call-updates.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { chargeEarly, isApiPath, refusalOf, routerErrorHandler } from './platform/early-answers.ts';
 import { installErrorHandler } from './platform/error-handler.ts';
@@ -64,6 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   useClock(clock);
   usePublicUrl(config.publicUrl);
   useProviderConfig(config);
+  useCallSilence(config.callSilenceSeconds);
   const ownDatabase = !options.database;
   const database = options.database ?? openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize, slowReads: config.databaseSlowReads, readers: config.sqliteReaders });
   await migrateToLatest(database);

@@ -68,6 +68,8 @@ export interface Config {
   emailSmtpUrl: string | undefined;
   /** The operator's default SMS provider for live texts, for organizations with no connection of their own: `local` (recorded, nothing sent), the only one there is. */
   smsProvider: 'local' | undefined;
+  /** Seconds a ringing call may go unheard of before its provider is asked what became of it (an answered one: 30 times as long). */
+  callSilenceSeconds: number;
   /** The operator's default telephony provider for live calls, for organizations with no connection of their own: `local` (simulated, nobody is called). */
   telephonyProvider: 'local' | undefined;
   /** Where a sending domain's `bounces.` name points (CNAME): the host that receives its bounces. */
@@ -225,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailSmtpUrl: smtpUrl(env, 'EMAIL_SMTP_URL'),
     smsProvider: oneOf(env, 'SMS_PROVIDER', ['local'] as const),
     telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['local'] as const),
+    callSilenceSeconds: int(env, 'CALL_SILENCE_SECONDS', 120, 1),
     returnPathTarget: hostName(env, 'RETURN_PATH_TARGET', 'bounces.mail.revenue-data.example'),
   });
 }

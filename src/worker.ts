@@ -14,6 +14,7 @@ import { OutboundClient } from './platform/outbound.ts';
 import { closeSmtpPools, useSmtpPolicy } from './platform/providers/email/smtp.ts';
 import { useProviderConfig } from './platform/providers/registry.ts';
 import { useTwilio } from './platform/providers/twilio-account.ts';
+import { useCallSilence } from './resources/voice/call-updates.ts';
 import { secretOf } from './platform/secret.ts';
 import { usePublicUrl } from './platform/public/public-url.ts';
 import { surviveStrayErrors } from './platform/stray-errors.ts';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   usePublicUrl(config.publicUrl);
   useProviderConfig(config);
+  useCallSilence(config.callSilenceSeconds);
   const log = pino({ level: config.logLevel });
   // Background work yields the CPU to API processes of the same machine; it takes what they leave.
   try {

@@ -102,6 +102,9 @@ describe('the Twilio SMS adapter', () => {
     expect(threads[0]).toMatchObject({ channel: 'sms', from_address: '+442079460301', message_count: 1, sequence_id: s.seq.id });
     const sent = (await byNumber(s.c, s.seq.id))['+442079460301'];
     expect(sent.replied_at).toEqual(expect.any(Number));
+    // Each text sent and received has its event beside the outbox's and the inbox's own.
+    expect(((await get(s.c, '/v1/events?type=sms.sent')) as unknown as Json[]).map((e) => e.data.object.id)).toContain(sent.id);
+    expect(((await get(s.c, '/v1/events?type=sms.received')) as unknown as Json[]).map((e) => e.data.object.thread_id)).toEqual([threads[0].id]);
     // Answered from the thread: a text to the number, from the connection's.
     await ok(s.c.post(`/v1/inbox/${threads[0].id}/reply`, { body: 'Will do, talk tomorrow' }), 201);
     await waitFor(async () => twilio.texts.filter((x) => x.to === '+442079460301'), (t) => t.length === 2);

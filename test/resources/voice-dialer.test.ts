@@ -127,4 +127,32 @@ describe('dialer sessions with the local driver', () => {
     await fails(c.post('/v1/voice/dialer/sessions', { list_id: s.list.id, agent_id: 'vag_nope', number_id: s.number.id }), 404, 'Voice agent not found');
     await fails(c.post(`/v1/voice/dialer/sessions/${s.session.id}/pause`), 409, 'A dialer session that is completed cannot be paused');
   });
+  it('reads calling hours in each contact\'s zone across daylight-saving changes, both ways, in two zones', async () => {
+    // [zone, the moment the session runs, whether the contact may be called then, when its hours open]
+    const cases: Array<[string, string, boolean, string]> = [
+      // New York springs forward on 14 March 2027: 12:30 UTC is 07:30 the day before, 08:30 that day.
+      ['America/New_York', '2027-03-13T12:30:00Z', false, '2027-03-13T13:00:00Z'],
+      ['America/New_York', '2027-03-14T12:30:00Z', true, ''],
+      // Berlin falls back on 31 October 2027: 06:30 UTC is 08:30 the day before, 07:30 that day.
+      ['Europe/Berlin', '2027-10-30T06:30:00Z', true, ''],
+      ['Europe/Berlin', '2027-10-31T06:30:00Z', false, '2027-10-31T07:00:00Z'],
+    ];
+    for (const [zone, now, open, opens] of cases) {
+      clock.set(at(now));
+      const t = await tenant(app, { sandbox: false });
+      const s = await setUp(t.test, ['+44 20 7946 0146'], { zones: [zone] });
+      await ok(t.test.post(`/v1/voice/dialer/sessions/${s.session.id}/resume`));
+      if (open) {
+        await waitFor(() => callsOf(t.test, s.session.id), (calls) => calls.length === 1);
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await callsOf(t.test, s.session.id), `${zone} ${now}`).toEqual([]);
+      clock.set(at(opens) - 30);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await callsOf(t.test, s.session.id), `${zone} before ${opens}`).toEqual([]);
+      clock.set(at(opens) + 1);
+      await waitFor(() => callsOf(t.test, s.session.id), (calls) => calls.length === 1);
+    }
+  });
 });

@@ -69,6 +69,7 @@ export async function receiveSms(w: WriteContext, text: InboundText): Promise<Re
   if (created) w.emit(inbox.events.created, await presentOne(inbox, w.tx, w.scope, threadRow as never));
   else if (threadRow.status !== 'open') await performAction(inbox, w, threadRow as never, 'reopen');
   w.emit('inbox_message.received', messageRecord(row));
+  w.emit('sms.received', messageRecord(row));
 
   const optedOut = OPT_OUT.has(text.body.trim().toUpperCase());
   if (optedOut) {

@@ -177,7 +177,9 @@ export async function recordSent(write: Writer, scope: Scope, row: Row, taken: T
     // A provider's callback may have recorded its outcome before this commits: the status only moves on from `queued`.
     const status = sql<string>`case when status = 'queued' then ${delivered.status ?? sent.status} else status end`;
     w.later(updateIn(w.tx, 'outbox_messages', w.scope).set({ ...sent, ...delivered, status }).where('id', '=', row.id as string));
-    w.emit('message.sent', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent }));
+    const record = await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent });
+    w.emit('message.sent', record);
+    if (row.channel === 'sms') w.emit('sms.sent', record);
     if (taken.outcome === 'delivered') w.emit('message.delivered', await presentOne(outboxMessages, w.tx, w.scope, { ...row, ...sent, ...delivered }));
     if (taken.outcome === 'bounced') {
       await w.flush();

@@ -18,8 +18,17 @@ import { HANG_UP, RECONCILE, reconcileKey, type CallPayload, type HangUpPayload 
 
 const RANK: Record<CallStatus, number> = { queued: 0, ringing: 1, 'in-progress': 2, completed: 3, busy: 3, 'no-answer': 3, failed: 3, canceled: 3 };
 
-/** How long a call may go unheard of before the provider is asked (seconds): ringing ends within minutes, talk may last hours. */
-export const SILENCE: Record<string, number> = { queued: 120, ringing: 120, 'in-progress': 4 * 3600 };
+// How long a call may go unheard of before its provider is asked (CALL_SILENCE_SECONDS, installed by
+// the app's builders): ringing ends within minutes, talk may last an hour.
+let silence = 120;
+
+export function useCallSilence(seconds: number): void {
+  silence = seconds;
+}
+
+/** The states a call may be silent in, and for how long (seconds). */
+export const silenceOf = (status: string): number | undefined =>
+  status === 'queued' || status === 'ringing' ? silence : status === 'in-progress' ? silence * 30 : undefined;
 
 export const DROPPED = 'Dropped: the agent took another call';
 
@@ -32,7 +41,7 @@ export async function callForUpdate(w: WriteContext, id: string): Promise<Row | 
 
 /** Watches the call: reconciliation asks the provider if it is silent for too long. */
 export const watchCall = (w: WriteContext, id: string, status: string) =>
-  void w.schedule(reconcileKey(id), RECONCILE, { call_id: id } satisfies CallPayload, (w.now + (SILENCE[status] ?? SILENCE.queued)) * 1000);
+  void w.schedule(reconcileKey(id), RECONCILE, { call_id: id } satisfies CallPayload, (w.now + (silenceOf(status) ?? silence)) * 1000);
 
 /**
  * Records `update` of the call `row` (read by `callForUpdate`) when it moves the call forward;

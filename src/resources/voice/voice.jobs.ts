@@ -21,7 +21,7 @@ import type { Row } from '../../platform/resource/define.ts';
 import type { Scope } from '../../platform/scope.ts';
 import { secretOf } from '../../platform/secret.ts';
 import type { WriteContext } from '../../platform/write.ts';
-import { callForUpdate, recordCallUpdate, SILENCE, watchCall } from './call-updates.ts';
+import { callForUpdate, recordCallUpdate, silenceOf, watchCall } from './call-updates.ts';
 import { calls } from './calls.resource.ts';
 import { dial } from './dialer.ts';
 import { DIAL, HANG_UP, PLACE, PLAYED, RECONCILE, type CallPayload, type DialPayload, type HangUpPayload, type PlayedPayload } from './voice-kinds.ts';
@@ -125,7 +125,7 @@ export const voiceReconcile = defineJobKind<CallPayload>({
     const scope = scopeOf(context.job);
     const { write } = context;
     const row = await selectIn(context.database.db, 'calls', scope).selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row || !(row.status in SILENCE)) return;
+    if (!row || silenceOf(row.status) === undefined) return;
     if (!row.provider_call_id) {
       // Never handed to a provider (its placing job gave up): nothing will ever be heard of it.
       return void await write(scope, async (w) => {
@@ -136,7 +136,7 @@ export const voiceReconcile = defineJobKind<CallPayload>({
     const found = await (await driverOf(context, scope, row.connection_id)).driver.fetch(row.provider_call_id);
     await write(scope, async (w) => {
       const locked = await callForUpdate(w, id);
-      if (!locked || !(String(locked.status) in SILENCE)) return;
+      if (!locked || silenceOf(String(locked.status)) === undefined) return;
       // Unknown to the provider: it was never placed there.
       const moved = await recordCallUpdate(w, locked, found ?? { status: 'failed', error: 'The provider does not know the call' });
       if (!moved) watchCall(w, id, String(locked.status));
