@@ -4,6 +4,7 @@ import { api, ApiError, AUTH_LOST, session } from './api.js';
 import { Campaigns, LiveEvents } from './activity.js';
 import { ApiKeys, Usage, Webhooks } from './admin.js';
 import { Board } from './board.js';
+import { Dialer } from './dialer.js';
 import { ErrorMessage } from './common.js';
 import { forgetNames } from './fields.js';
 import { Imports } from './imports.js';
@@ -12,7 +13,7 @@ import { RecordPage, RecordTable, RESOURCES } from './tables.js';
 
 const NAV = [
   ['contacts', 'Contacts'], ['companies', 'Companies'], ['deals', 'Deals'], ['pipeline', 'Pipeline'], ['quotes', 'Quotes'], ['products', 'Products'],
-  ['tasks', 'Tasks'], ['notes', 'Notes'], ['lists', 'Lists'], ['campaigns', 'Campaigns'], ['sequences', 'Sequences'], ['imports', 'Imports'], ['inbox', 'Inbox'], ['outbox', 'Outbox'], ['mailboxes', 'Mailboxes'], ['connections', 'Connections'], ['domains', 'Sending domains'], ['events', 'Live events'],
+  ['tasks', 'Tasks'], ['notes', 'Notes'], ['lists', 'Lists'], ['campaigns', 'Campaigns'], ['sequences', 'Sequences'], ['dialer', 'Dialer'], ['imports', 'Imports'], ['inbox', 'Inbox'], ['outbox', 'Outbox'], ['mailboxes', 'Mailboxes'], ['connections', 'Connections'], ['domains', 'Sending domains'], ['events', 'Live events'],
   ['webhooks', 'Webhooks'], ['usage', 'Usage'], ['keys', 'API keys'],
 ];
 
@@ -37,6 +38,7 @@ function Screen({ route, org }) {
   switch (section) {
     case 'pipeline': return html`<${Board} />`;
     case 'campaigns': return html`<${Campaigns} />`;
+    case 'dialer': return html`<${Dialer} id=${id} />`;
     case 'imports': return html`<${Imports} />`;
     case 'events': return html`<${LiveEvents} />`;
     case 'webhooks': return html`<${Webhooks} />`;
