@@ -150,7 +150,7 @@ describe('sandbox data', () => {
 
     const res = await t.test.post('/v1/sandbox/reset');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 11, notes: 6, products: 5, quotes: 1, members: 3, sequences: 1 } });
+    expect(res.json()).toEqual({ data: { reset: true, lists: before.lists.length, contacts: before.contacts.length, companies: 50, campaigns: 2, deals: 8, tasks: 11, notes: 6, products: 5, quotes: 1, members: 3, sequences: 1, dialer_sessions: 1 } });
 
     expect(await shape(t.test)).toEqual(before);
     expect((await t.test.get(`/v1/contacts/${contact.id}`)).statusCode).toBe(404);
@@ -238,8 +238,9 @@ describe('sandbox reset and live streams', () => {
       // …and the default pipeline, each deal and the contact put on it; the MEDDPICC methodology, its
       // link from the Proposal stage and the six pieces of evidence on two deals; the members; the tasks
       // and notes; the products, the quote made and sent; the mailbox (kept) given back its owner, Ada,
-      // made again; the mailbox attached to the draft campaign; the sequence and its three steps.
-      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 4 * reset.sequences;
+      // made again; the mailbox attached to the draft campaign; the sequence and its three steps; Ada
+      // made an agent again and the dialer session (the voice number is kept).
+      const expected = 1 + 1 + reset.companies + reset.lists + 1 + reset.contacts + reset.campaigns + 1 + 1 + 2 * reset.deals + 1 + 1 + 6 + reset.members + reset.tasks + reset.notes + reset.products + 2 * reset.quotes + 1 + 1 + 4 * reset.sequences + 2 * reset.dialer_sessions;
       const deadline = Date.now() + 5000;
       while (received.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(received).toHaveLength(expected);

@@ -13,5 +13,6 @@ export const SandboxResetSchema = Type.Object({
   quotes: Type.Integer({ description: 'Quotes in the fresh data set (one sent, on a deal)', examples: [1] }),
   members: Type.Integer({ description: 'Members in the fresh data set (an admin and two members, in three time zones)', examples: [3] }),
   sequences: Type.Integer({ description: 'Sequences in the fresh data set (one live, from the sandbox\'s mailbox, its enrollments in several states: three waiting on their intro-call task, one paused, two finished; nothing due until one is acted on)', examples: [1] }),
+  dialer_sessions: Type.Integer({ description: 'Dialer sessions in the fresh data set (one paused, over the inbound demo requests, for Ada as an available agent, from the sandbox\'s number: running it calls through the local driver)', examples: [1] }),
 }, { title: 'SandboxReset', description: 'What the test-mode data set now holds' });
 export type SandboxReset = Static<typeof SandboxResetSchema>;

@@ -22,6 +22,7 @@ import { attachSandboxMailbox } from './sandbox.campaigns.ts';
 import { SANDBOX_MEMBERS, seedSandboxMembers } from './sandbox.members.ts';
 import { SANDBOX_SEQUENCE_TASKS, SANDBOX_SEQUENCES, seedSandboxSequence } from './sandbox.sequences.ts';
 import { SANDBOX_NOTES, SANDBOX_TASKS, seedSandboxTasksNotes } from './sandbox.tasks.ts';
+import { SANDBOX_DIALER_SESSIONS, seedSandboxVoice } from './sandbox.voice.ts';
 import { SANDBOX_PRODUCTS, SANDBOX_QUOTES, seedSandboxQuotes } from './sandbox.quotes.ts';
 import type { SandboxReset } from './sandbox.schemas.ts';
 
@@ -37,11 +38,12 @@ export interface SandboxSummary {
   quotes: number;
   members: number;
   sequences: number;
+  dialer_sessions: number;
 }
 
 export function sandboxSummary(): SandboxSummary {
   const data = sandboxData();
-  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS + SANDBOX_SEQUENCE_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS, sequences: SANDBOX_SEQUENCES };
+  return { lists: data.lists.length, contacts: data.contacts.length, companies: data.companies.length, campaigns: data.campaigns.length, deals: SANDBOX_DEALS, tasks: SANDBOX_TASKS + SANDBOX_SEQUENCE_TASKS, notes: SANDBOX_NOTES, products: SANDBOX_PRODUCTS, quotes: SANDBOX_QUOTES, members: SANDBOX_MEMBERS, sequences: SANDBOX_SEQUENCES, dialer_sessions: SANDBOX_DIALER_SESSIONS };
 }
 
 /** Fills the tenant's (test) data set with the sandbox data; the caller's write commits it. */
@@ -131,6 +133,7 @@ export async function seedSandbox(w: WriteContext): Promise<SandboxSummary> {
   await seedSandboxMailbox(w);
   await attachSandboxMailbox(w);
   await seedSandboxSequence(w, contacts.filter((_c, i) => !data.contacts[i].suppressed).map((c) => c.id));
+  await seedSandboxVoice(w, listId.get('inbound')!);
   return sandboxSummary();
 }
 

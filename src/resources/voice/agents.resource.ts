@@ -18,7 +18,6 @@ export const voiceAgents = defineResource({
     current_call_id: text({ readOnly: true, description: 'The call connected to the agent now; null when none. Read-only', example: 'call_01JD8X4M6R2T9Q3V5W7Y8Z0A1B' }),
   },
   filters: { status: 'eq' },
-  keptOnReset: true,
   hooks: {
     beforeWrite: (w, row) => storePhoneIn(w, row, 'phone'),
     afterWrite: agentWritten,
