@@ -1,6 +1,7 @@
 // The load generator, run as its own process (pinned to its own core by the runner): autocannon
 // against one URL (or one short sequence of requests), a warm-up and then timed rounds, each with its own latency record at microsecond
 // precision (autocannon's own histogram keeps whole milliseconds). Prints one JSON document.
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { contactFields, dealFields, RARE_PIECES, SEGMENTS, TITLE_WORDS } from './fixtures.ts';
@@ -21,8 +22,11 @@ export interface LoadSpec {
    * `rare-title`: path + `title=…&created_before=…` (see rareTitle), uncached the same way;
    * `title-word`: path + `title=…&created_after=…` (see titleWord), each request a combination no
    * request of the run asked before.
+   * `twilio-callbacks`: Twilio's signed status callbacks of the calls of `callsFile` (see
+   * twilioCallback), each a state the call has not reached but for one in ten, a duplicate or a
+   * late one.
    */
-  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'rare-title' | 'title-word' | 'create' | 'assert-batch' | 'deal-with-contacts';
+  kind: 'fixed' | 'random-id' | 'rotate' | 'created-range' | 'rare-title' | 'title-word' | 'create' | 'assert-batch' | 'deal-with-contacts' | 'twilio-callbacks';
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -37,6 +41,13 @@ export interface LoadSpec {
   /** For `create`: the list to create contacts on; for `create` and `deal-with-contacts`: whether each create carries a fresh Idempotency-Key. */
   listId?: string;
   idempotency?: boolean;
+  /**
+   * For `twilio-callbacks`: one call a line (`<callback path> <CallSid> <To>`), split into `slices`
+   * (round k of measureInTurn takes slice k), and the Auth Token that signs the callbacks.
+   */
+  callsFile?: string;
+  slices?: number;
+  authToken?: string;
   /** Requests per second over all connections; unset: each connection sends its next request as soon as it has an answer. */
   rate?: number;
 }
@@ -139,6 +150,50 @@ export function titleWord(n: number, lo: number, hi: number): string {
 /** The number of combinations titleWord has for a range: a run's requests stay under it. */
 export const titleWordCombinations = (lo: number, hi: number) => TITLE_WORDS.length * 2 ** CASED_LETTERS * Math.max(1, Math.floor((hi - lo) / 4));
 
+/** Calls a block of `twilioCallback` moves through its three states: far more than the requests in flight, so each call's states arrive in order. */
+export const CALLBACK_BLOCK = 500;
+/** The Account SID of the bench's Twilio connection, which its callbacks carry. */
+export const BENCH_ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
+export const CALLBACK_STATES = ['ringing', 'in-progress', 'completed'] as const;
+
+/**
+ * Request j of a slice of `calls` calls: in each block of CALLBACK_BLOCK calls first every call's
+ * `ringing`, then its `in-progress` (answered by a person), then `completed` with its CallDuration,
+ * each moving the call forward; the tenth request of ten is a replay answered `unchanged`, in turn
+ * the request just before it again (a duplicate, often while the first is in flight) and a late
+ * `ringing` of a call completed in an earlier block (out of order; a duplicate in the first block).
+ * Past the slice's 3 × calls moves the sequence starts over (every answer `unchanged`: the
+ * scenario's check counts them).
+ */
+export function twilioCallback(j: number, calls: number): { call: number; state: (typeof CALLBACK_STATES)[number] } {
+  const group = Math.floor(j / 10);
+  const real = (k: number) => {
+    const r = k % (3 * calls);
+    const block = Math.floor(r / (3 * CALLBACK_BLOCK));
+    const inBlock = r % (3 * CALLBACK_BLOCK);
+    return { block, call: block * CALLBACK_BLOCK + (inBlock % CALLBACK_BLOCK), state: CALLBACK_STATES[Math.floor(inBlock / CALLBACK_BLOCK)] };
+  };
+  if (j % 10 < 9) return real(group * 9 + (j % 10));
+  const previous = real(group * 9 + 8);
+  if (group % 2 === 0 || previous.block === 0) return previous;
+  return { call: (group * 7919) % (previous.block * CALLBACK_BLOCK), state: 'ringing' };
+}
+
+/**
+ * Twilio's status callback of a call (`line`: its callback path, CallSid and To) reaching `state`,
+ * as Twilio posts it to `url` + path: form-encoded and signed with the Auth Token (HMAC-SHA1,
+ * base64, of the URL followed by the parameters sorted by name, each name then value).
+ */
+export function signedCallback(url: string, authToken: string, line: string[], state: string, call = 0): { path: string; body: string; headers: Record<string, string> } {
+  const [path, sid, to] = line;
+  const params: Record<string, string> = {
+    AccountSid: BENCH_ACCOUNT_SID, ApiVersion: '2010-04-01', CallSid: sid, CallStatus: state, Direction: 'outbound-api', From: '+14155550100', To: to,
+    ...(state === 'ringing' ? {} : { AnsweredBy: 'human' }), ...(state === 'completed' ? { CallDuration: String(30 + (call % 90)) } : {}),
+  };
+  const signature = createHmac('sha1', authToken).update(`${url}${path}${Object.keys(params).sort().map((k) => k + params[k]).join('')}`).digest('base64');
+  return { path, body: new URLSearchParams(params).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } };
+}
+
 /** The request sequence each connection repeats: one request, or the four of a deal with its contacts. */
 function requestsOf(spec: LoadSpec): Step[] {
   const headers = { ...spec.headers };
@@ -165,6 +220,21 @@ function requestsOf(spec: LoadSpec): Step[] {
     const start = spec.sequenceStart ?? 0;
     let n = Math.floor(start / 1_000_000) * Math.floor(titleWordCombinations(lo, hi) / 4) + (start % 1_000_000);
     return [{ ...base, setupRequest: (req) => ({ ...req, path: `${spec.path}${titleWord(n++, lo, hi)}` }) }];
+  }
+  if (spec.kind === 'twilio-callbacks') {
+    const lines = readIds(spec.callsFile!).map((line) => line.split(' '));
+    const size = Math.floor(lines.length / (spec.slices ?? 1));
+    const start = spec.sequenceStart ?? 0;
+    const slice = lines.slice(Math.floor(start / 1_000_000) * size).slice(0, size);
+    let j = start % 1_000_000;
+    return [{
+      ...base,
+      method: 'POST',
+      setupRequest: (req) => {
+        const { call, state } = twilioCallback(j++, slice.length);
+        return { ...req, ...signedCallback(spec.url, spec.authToken!, slice[call], state, call) };
+      },
+    }];
   }
   if (spec.kind === 'rotate') {
     return [{ ...base, setupRequest: (req) => ({ ...req, path: spec.paths![n++ % spec.paths!.length] }) }];

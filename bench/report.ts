@@ -1,5 +1,6 @@
 // Ratios, targets and the printed table of a run.
 import type { Figure, StoreResult } from './scenarios.ts';
+import type { VoiceResults } from './voice-scenarios.ts';
 
 export interface Target {
   id: string;
@@ -37,6 +38,27 @@ const sendAnswers = (m: StoreResult['scenarios']['s20_mail_sends']) => ({ unexpe
 const inboundAnswers = (i: StoreResult['scenarios']['s21_inbound']) => ({ unexpected: i.refused + Math.abs(i.threads - Math.ceil(i.messages / 2)) });
 /** A due step never sent counts as an unexpected answer. */
 const lagAnswers = (l: StoreResult['scenarios']['s24_scheduler_lag']) => ({ unexpected: l.unsent });
+
+/** A run of the dialer that did not place its lines, or a callback slice that ran out, counts as an unexpected answer. */
+function voiceTargetRows(v: VoiceResults): TargetRow[] {
+  const picks = Object.values(v.s26_dialer_pick.positions).map((p) => p.pick.p99);
+  return [
+    // Absolute, the issue's: one API process on one core; GET one in turn is printed beside it.
+    { id: '25', name: 'Twilio call callbacks recorded/s, one core', value: v.s25_call_callbacks.rps, op: '>=', target: 2000, of: [v.s25_call_callbacks, v.s25_call_callbacks.getOne] },
+    { id: '26', name: `dialer pick of ${v.s26_dialer_pick.lines} lines p99, worst place of ${num(v.s26_dialer_pick.contacts)}, ms`, value: Math.max(...picks), op: '<=', target: 5, of: [{ unexpected: v.s26_dialer_pick.misplaced }] },
+  ];
+}
+
+/** Scenarios 25 and 26's targets alone (bench/voice.ts). */
+export const voiceTargets = (v: VoiceResults): Target[] => finish(voiceTargetRows(v));
+
+function finish(rows: TargetRow[]): Target[] {
+  return rows.map(({ of = [], ...t }) => {
+    const unexpected = of.reduce((n, f) => n + (f?.unexpected ?? 0), 0);
+    const within = t.value !== null && (t.op === '>=' ? t.value >= t.target : t.value <= t.target);
+    return { ...t, unexpected, pass: within && unexpected === 0 };
+  });
+}
 
 export function targetsOf(r: StoreResult): Target[] {
   const s = r.scenarios;
@@ -90,12 +112,9 @@ export function targetsOf(r: StoreResult): Target[] {
     { id: '24a', name: 'sequence step due to sent p99 at 200 due/s, ms', value: s.s24_scheduler_lag.p99, op: '<=', target: 2000, of: [lagAnswers(s.s24_scheduler_lag)] },
     { id: '24b', name: 'GET one beside the scheduler / alone, in turn', value: ratio(s.s24_scheduler_lag.getDuring.rps, s.s24_scheduler_lag.getAlone.rps), op: '>=', target: 0.8, of: [s.s24_scheduler_lag.getAlone, s.s24_scheduler_lag.getDuring] },
     { id: '24c', name: `scheduler run, ${num(s.s24_sweep_cost.large.enrollments)} / ${num(s.s24_sweep_cost.small.enrollments)} enrollments`, value: ratio(s.s24_sweep_cost.large.ms, s.s24_sweep_cost.small.ms), op: '<=', target: 2 },
+    ...voiceTargetRows(s),
   ];
-  return rows.map(({ of = [], ...t }) => {
-    const unexpected = of.reduce((n, f) => n + (f?.unexpected ?? 0), 0);
-    const within = t.value !== null && (t.op === '>=' ? t.value >= t.target : t.value <= t.target);
-    return { ...t, unexpected, pass: within && unexpected === 0 };
-  });
+  return finish(rows);
 }
 
 const pad = (text: string, width: number, right = false) => (right ? text.padStart(width) : text.padEnd(width));
@@ -119,6 +138,18 @@ function schedulerRows(l: StoreResult['scenarios']['s24_scheduler_lag'], c: Stor
     figureRow('24 GET one, in turn with the scheduler', l.getAlone),
     figureRow('24 GET one beside the scheduler\'s steps', l.getDuring),
     `  24 a scheduler run stepping ${c.due} due enrollments: ${ms(c.small.ms)} ms at ${num(c.small.enrollments)} enrollments, ${ms(c.large.ms)} ms at ${num(c.large.enrollments)} (medians of ${c.runs} runs in turn)`,
+  ];
+}
+
+/** Scenarios 25 and 26's lines: the callbacks beside GET one in turn, and the dialer's pick at three places of its list. */
+export function voiceRows(v: VoiceResults): string[] {
+  const c = v.s25_call_callbacks;
+  const d = v.s26_dialer_pick;
+  const at = (p: { p50: number; p99: number; max: number }) => `p50 ${ms(p.p50)} / p99 ${ms(p.p99)} / max ${ms(p.max)} ms`;
+  return [
+    `${figureRow('25 Twilio call status callbacks, signed', c)}  (/ GET one ${ratio(c.rps, c.getOne.rps)}; ${num(c.recorded)} moves of ${num(c.calls)} calls, ${num(c.completed)} completed, ${num(c.events)} call.completed${c.ranOut ? `, ${c.ranOut} slices ran out` : ''})`,
+    figureRow('25 GET one, in turn with the callbacks', c.getOne),
+    ...Object.entries(d.positions).map(([name, p]) => `  26 dialer pick of ${d.lines} lines at contact ${num(p.at)} of ${num(d.contacts)} (${name}): ${at(p.pick)}; dial's own statements ${at(p.dial)}; (j) its page read alone ${at(p.bare)} (${d.runs} runs${d.misplaced ? `, ${d.misplaced} misplaced` : ''})`),
   ];
 }
 
@@ -190,6 +221,7 @@ export function table(shared: SharedBaselines, r: StoreResult, targets: Target[]
     figureRow('22 GET one, in turn with the inbox', s.s22_inbox_list.getOne),
     `  23 sequences: ${num(s.s23_enrol_at_run.enrollments)} enrollments made in ${s.s23_enrol_at_run.seconds} s when the sequence ran (${num(s.s23_enrol_at_run.perSecond)}/s)`,
     ...schedulerRows(s.s24_scheduler_lag, s.s24_sweep_cost),
+    ...voiceRows(s),
     `  8 peak RSS ${s.s8_resources.peakRssMb} MB; event-loop delay under list load p99 ${s.s8_resources.eldUnderListLoad.p99} ms (max ${s.s8_resources.eldUnderListLoad.max} ms); largest over the run ${s.s8_resources.eldMaxMs} ms`,
     '',
     `  ${pad('target', 48)}${pad('value', 10, true)}${pad('goal', 10, true)}  result`,

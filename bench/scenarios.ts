@@ -1,4 +1,4 @@
-// The measurements on one store: seed, then scenarios 1 to 17 against the real service
+// The measurements on one store: seed, then scenarios 1 to 26 against the real service
 // (src/server.ts through bench/instrumented-server.ts) with real API keys, each baseline measured
 // in turn with the scenario it divides.
 import { writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { benchWebhooks, type WebhookResults } from './webhooks.ts';
 import { importScenario, type ImportResults } from './import-scenario.ts';
 import { mailScenarios, type MailResults } from './mail-scenarios.ts';
 import { sequenceScenarios, type SequenceResults } from './sequence-scenarios.ts';
+import { voiceScenarios, type VoiceResults } from './voice-scenarios.ts';
 
 export interface Figure {
   /** Medians over the rounds: requests per second and latency in milliseconds. */
@@ -89,7 +90,7 @@ export interface StoreResult {
     s11_assert_batch: Figure & { recordsPerSecond: number; creates: Figure };
     s12_custom_field_filter: Figure & { total: number };
     s8_resources: { peakRssMb: number; eldUnderListLoad: { p50: number; p99: number; max: number }; eldMaxMs: number; rssAfterMb: Record<string, number> };
-  } & WebhookResults & SearchResults & DealResults & ImportResults & MailResults & SequenceResults;
+  } & WebhookResults & SearchResults & DealResults & ImportResults & MailResults & SequenceResults & VoiceResults;
 }
 
 const median = (xs: number[]) => {
@@ -498,6 +499,9 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
     const sequenced = await sequenceScenarios({
       kind, database, options, log: (m) => log(`${kind}: ${m}`), start, stop, inTurn, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
     });
+    const voice = await voiceScenarios({
+      kind, database, options, workDir: ctx.workDir, log: (m) => log(`${kind}: ${m}`), start, stop, inTurn, env: serviceEnv(store.url, RAISED_LIMITS), getOneSpec,
+    });
 
     return {
       store: kind,
@@ -531,6 +535,7 @@ export async function benchStore(kind: StoreKind, pgServer: string | undefined, 
         ...imported,
         ...mail,
         ...sequenced,
+        ...voice,
       },
     };
   } finally {
