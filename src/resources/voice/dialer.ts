@@ -24,8 +24,10 @@ import { dialerSessions } from './sessions.resource.ts';
 import { DEFAULT_WINDOW, LIVE_CALLS, queueContact, wakeDialer, weeklyOf, type CallingWindow } from './sessions.store.ts';
 import { PLACE, type CallPayload } from './voice-kinds.ts';
 
-/** Contacts read from the list at a time while filling lines. */
+/** Contacts read from the list at a time while filling lines: those lines, a few more, at most 50. */
 const PAGE = 50;
+const SLACK = 4;
+const E164 = /^\+[1-9]\d{6,14}$/;
 
 interface Candidate { contactId: string; queued: boolean }
 
@@ -48,6 +50,7 @@ export async function dial(w: WriteContext, sessionId: string): Promise<void> {
   let cursor = session.cursor;
   let exhausted = Boolean(session.exhausted);
   let placed = 0;
+  let from: string | undefined;
 
   while (free > 0) {
     const candidates: Candidate[] = [];
@@ -59,15 +62,21 @@ export async function dial(w: WriteContext, sessionId: string): Promise<void> {
     if (candidates.length < free && !exhausted) {
       let page = selectIn(w.tx, 'contacts', w.scope).selectAll().where('list_id', '=', session.list_id);
       if (cursor) page = page.where('id', '>', cursor);
-      const read = await page.orderBy('id').limit(PAGE).execute();
-      if (read.length < PAGE) exhausted = true;
+      // As many as the lines to fill, a few more for those skipped: a run reads what it takes.
+      const take = Math.min(PAGE, free - candidates.length + SLACK);
+      const read = await page.orderBy('id').limit(take).execute();
+      if (read.length < take) exhausted = true;
       for (const contact of read) {
         contacts.set(contact.id, contact);
         candidates.push({ contactId: contact.id, queued: false });
       }
     }
     if (candidates.length === 0) break;
-    const numbers = new Map(candidates.map((c) => [c.contactId, e164Of(contacts.get(c.contactId)?.phone ?? '')]));
+    // Phones are stored in E.164 by every write since numbers were normalized: only older ones are parsed.
+    const numbers = new Map(candidates.map((c) => {
+      const phone = contacts.get(c.contactId)?.phone ?? '';
+      return [c.contactId, E164.test(phone) ? phone : e164Of(phone)];
+    }));
     const suppressed = await suppressionsOf(w.tx, w.scope, 'phone', [...numbers.values()].filter((n) => n !== undefined));
     for (const candidate of candidates) {
       // Past the free lines, the rest of a page is left for the next run: the cursor stops before it.
@@ -91,7 +100,8 @@ export async function dial(w: WriteContext, sessionId: string): Promise<void> {
         await queueContact(w, sessionId, candidate.contactId, 'window', opens ?? w.now + 86_400);
         continue;
       }
-      await placeCall(w, session as unknown as Row, candidate, to!);
+      from ??= (await selectIn(w.tx, 'voice_numbers', w.scope).select('phone_number').where('id', '=', session.number_id).executeTakeFirst())?.phone_number ?? '';
+      await placeCall(w, session as unknown as Row, candidate, to!, from);
       free--;
       placed++;
     }
@@ -104,8 +114,7 @@ export async function dial(w: WriteContext, sessionId: string): Promise<void> {
 }
 
 /** Writes one call `queued` and enqueues its placing. */
-async function placeCall(w: WriteContext, session: Row, candidate: Candidate, to: string): Promise<void> {
-  const number = await selectIn(w.tx, 'voice_numbers', w.scope).select(['phone_number']).where('id', '=', String(session.number_id)).executeTakeFirst();
+async function placeCall(w: WriteContext, session: Row, candidate: Candidate, to: string, from: string): Promise<void> {
   let attempt = 1;
   if (candidate.queued) {
     const last = await selectIn(w.tx, 'calls', w.scope).select((eb) => eb.fn.max('attempt').as('n'))
@@ -115,7 +124,7 @@ async function placeCall(w: WriteContext, session: Row, candidate: Candidate, to
   const id = newId('call');
   await w.tx.insertInto('calls').values({
     org_id: w.scope.orgId, mode: w.scope.mode, id, session_id: session.id, contact_id: candidate.contactId, agent_id: String(session.agent_id), number_id: String(session.number_id),
-    direction: 'outbound', from_number: number?.phone_number ?? '', to_number: to, status: 'queued', provider: 'local', pass: Number(session.pass), attempt,
+    direction: 'outbound', from_number: from, to_number: to, status: 'queued', provider: 'local', pass: Number(session.pass), attempt,
     answered_by: null, last_update_at: w.now, created_at: w.now, updated_at: w.now,
   }).execute();
   w.enqueue(PLACE, { call_id: id } satisfies CallPayload);
