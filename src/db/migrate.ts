@@ -37,6 +37,7 @@ import { deletedSequences } from './migrations/0031-deleted-sequences.ts';
 import { smsInbound } from './migrations/0032-sms-inbound.ts';
 import { voice } from './migrations/0033-voice.ts';
 import { phoneRegion } from './migrations/0034-phone-region.ts';
+import { voiceRubrics } from './migrations/0035-voice-rubrics.ts';
 
 /** Every migration by name (exported for the tests that build a store as an earlier version left it). */
 export function migrations(database: Database): Record<string, Migration> {
@@ -75,6 +76,7 @@ export function migrations(database: Database): Record<string, Migration> {
     '0032-sms-inbound': smsInbound(),
     '0033-voice': voice(database.dialect),
     '0034-phone-region': phoneRegion(),
+    '0035-voice-rubrics': voiceRubrics(database.dialect),
   };
 }
 

@@ -907,6 +907,17 @@ export interface VoiceNumbersTable {
   updated_at: number;
 }
 
+export interface VoiceRubricsTable {
+  org_id: string;
+  mode: Mode;
+  id: string;
+  name: string;
+  description: string | null;
+  criteria: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WebhookDeliveriesTable {
   org_id: string;
   mode: Mode;
@@ -999,6 +1010,7 @@ export interface DB {
   usage_transactions: UsageTransactionsTable;
   voice_agents: VoiceAgentsTable;
   voice_numbers: VoiceNumbersTable;
+  voice_rubrics: VoiceRubricsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoints: WebhookEndpointsTable;
 }

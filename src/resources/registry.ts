@@ -64,6 +64,7 @@ import { voiceAgents } from './voice/agents.resource.ts';
 import { calls } from './voice/calls.resource.ts';
 import { callRoutes } from './voice/calls.routes.ts';
 import { voiceNumbers } from './voice/numbers.resource.ts';
+import { voiceRubrics } from './voice/rubrics.resource.ts';
 import { dialerSessions } from './voice/sessions.resource.ts';
 import { sessionRoutes } from './voice/sessions.routes.ts';
 import { voiceCallbackRoutes } from './voice/voice-callbacks.routes.ts';
@@ -137,11 +138,12 @@ export const groups: Group[] = [
   // A connection's inbound URL: a mail provider posts raw messages to it, signed, with no API key.
   { prefix: '', tag: { name: 'Inbound mail', description: 'The inbound URL of an e-mail connection, with no API key: a mail provider posts each raw message its mailbox receives, signed' }, routes: publicInboundRoutes },
   { prefix: '', tag: { name: 'SMS callbacks', description: 'Where an SMS provider posts what became of the texts sent through a connection, with no API key: signed by the provider' }, routes: smsCallbackRoutes },
-  // Voice: numbers and agents (configuration, kept by a reset), dialer sessions over lists and their calls.
+  // Voice: numbers and rubrics (configuration, kept by a reset), agents, dialer sessions over lists, their calls.
   under('/v1/voice', voiceNumbers),
   under('/v1/voice', voiceAgents),
   under('/v1/voice/dialer', dialerSessions, sessionRoutes),
   under('/v1/voice', calls, callRoutes),
+  under('/v1/voice', voiceRubrics),
   { prefix: '', tag: { name: 'Voice callbacks', description: 'Where a telephony provider posts the progress of the calls placed through a connection, with no API key: signed by the provider' }, routes: voiceCallbackRoutes },
 ];
 

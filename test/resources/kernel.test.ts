@@ -103,10 +103,10 @@ describe('the registry', () => {
     // Kept on purpose: the event log and counters (reset keeps the sequence moving), idempotency records,
     // agency links and grants (access between organizations, not sample data), configuration like API
     // keys (webhook endpoints, provider connections, mailboxes, sending domains, and the inbound side
-    // of e-mail connections: inbound URLs, IMAP cursors; voice numbers) and the job queue (a delivery of an event the
+    // of e-mail connections: inbound URLs, IMAP cursors; voice numbers and rubrics) and the job queue (a delivery of an event the
     // reset removed is dropped when it runs).
     const kept = new Set(['events', 'counters', 'idempotency_keys', 'agency_links', 'agency_grants', 'jobs',
-      'webhook_endpoints', 'connections', 'mailboxes', 'sending_domains', 'inbound_links', 'imap_cursors', 'voice_numbers']);
+      'webhook_endpoints', 'connections', 'mailboxes', 'sending_domains', 'inbound_links', 'imap_cursors', 'voice_numbers', 'voice_rubrics']);
     const db = app.services.database.db;
     const tables = isPostgres()
       ? (await sql<{ name: string }>`select table_name as name from information_schema.columns where table_schema = current_schema() and column_name = 'mode'`.execute(db)).rows.map((r) => r.name)

@@ -69,6 +69,13 @@ describe('dialer sessions with the local driver', () => {
     await fails(c.get(`/v1/voice/calls/${answered.id}/transcript`), 404, 'Transcript not found');
     await ok(c('PUT', `/v1/voice/calls/${answered.id}/transcript`, { text: 'Agent: Hello' }));
     expect(await ok(c.get(`/v1/voice/calls/${answered.id}/transcript`))).toEqual({ call_id: answered.id, text: 'Agent: Hello' });
+    // Grading needs a language-model provider, which the service has none of yet: 503, after the checks.
+    const rubric = await ok(c.post('/v1/voice/rubrics', { name: 'Discovery', criteria: [{ key: 'pain', description: 'Asks about the pain', weight: 60 }, { key: 'next_step', description: 'Agrees a next step', weight: 40 }] }), 201);
+    await fails(c.post('/v1/voice/rubrics', { name: 'Twice', criteria: [{ key: 'a', description: 'A', weight: 1 }, { key: 'a', description: 'B', weight: 2 }] }), 422);
+    await fails(c.post(`/v1/voice/calls/${answered.id}/grade`, { rubric_id: 'rub_nope' }), 404, 'Rubric not found');
+    await fails(c.post(`/v1/voice/calls/${byNumber['+442079460994'].id}/grade`, { rubric_id: rubric.id }), 409);
+    const grade = await c.post(`/v1/voice/calls/${answered.id}/grade`, { rubric_id: rubric.id });
+    expect([grade.statusCode, grade.json().type]).toEqual([503, 'provider_not_configured']);
     // Completed: frozen.
     await fails(c.patch(`/v1/voice/dialer/sessions/${s.session.id}`, { parallel_lines: 2 }), 409);
   });

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { conflict, notFound } from '../../platform/errors.ts';
+import { AppError, conflict, notFound } from '../../platform/errors.ts';
 import { suppress } from '../../platform/outbox/suppressions.ts';
 import type { Row } from '../../platform/resource/define.ts';
 import { performAction } from '../../platform/resource/lifecycle.ts';
@@ -29,6 +29,15 @@ const DispositionBody = Type.Object({
 const TranscriptBody = Type.Object({
   text: Str({ minLength: 1, maxLength: 500_000, description: 'The transcript, as text', examples: ['Agent: Hi Ada, … Ada: Sounds good.'] }),
 }, { additionalProperties: false, title: 'CallTranscriptInput' });
+
+const GradeBody = Type.Object({
+  rubric_id: Str({ maxLength: 64, description: 'The rubric to grade the call against', examples: ['rub_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+}, { additionalProperties: false, title: 'CallGradeInput' });
+const Grade = Type.Object({
+  call_id: Type.String({ examples: ['call_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  rubric_id: Type.String({ examples: ['rub_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
+  score: Type.Number({ minimum: 0, maximum: 100, description: 'The weighted score, 0 to 100', examples: [72.5] }),
+}, { title: 'CallGrade' });
 
 const Transcript = Type.Object({
   call_id: Type.String({ examples: ['call_01JD8X4M6R2T9Q3V5W7Y8Z0A1B'] }),
@@ -76,6 +85,22 @@ export async function callRoutes(fastify: FastifyInstance): Promise<void> {
     w.emit('call.dispositioned', record);
     return record;
   }));
+
+  app.post('/calls/:id/grade', {
+    schema: {
+      tags: ['Calls'], operationId: 'gradeCall', summary: 'Grade a call against a rubric',
+      description: 'Would grade the call\'s transcript against the rubric\'s weighted criteria with a language model. The service has no language-model provider yet, so for a call and rubric that exist (404 otherwise) and a call with a transcript (409 without one) this is always 503 `provider_not_configured`.',
+      params: calls.schemas.params, body: GradeBody, response: { 200: Data(Grade, 'The grade'), ...errorResponses(404, 409, 503) },
+    },
+  }, async (req) => {
+    const { db } = req.server.services.database;
+    const call = await selectIn(db, 'calls', req.scope).select(['id', 'transcript']).where('id', '=', req.params.id).executeTakeFirst();
+    if (!call) throw notFound(calls.notFound);
+    const rubric = await selectIn(db, 'voice_rubrics', req.scope).select('id').where('id', '=', req.body.rubric_id).executeTakeFirst();
+    if (!rubric) throw notFound('Rubric not found');
+    if (call.transcript === null) throw conflict(`Call ${call.id} has no transcript to grade: store one with PUT /v1/voice/calls/{id}/transcript`);
+    throw new AppError('provider_not_configured', 'No language-model provider is configured, and this service offers none yet (there is no language-model connection kind or setting): grading a call needs one. Read the transcript with GET /v1/voice/calls/{id}/transcript');
+  });
 
   app.get('/calls/:id/transcript', {
     schema: {

@@ -313,6 +313,7 @@ const REFERENCES: Record<string, string> = {
   step_id: '/v1/sequences/:id/steps',
   step_ids: '/v1/sequences/:id/steps',
   session_id: '/v1/voice/dialer/sessions',
+  rubric_id: '/v1/voice/rubrics',
 };
 
 /** The steps of the sequence the route's factory made, and a contact of the actor. */
