@@ -62,6 +62,7 @@ const OWN_EVENT_TYPES = {
   'reply.received': { description: 'A reply to a message arrived; `is_auto_reply` tells an out-of-office or other automatic answer from a person\'s reply (automatic ones do not count as replies), and `returns_at` is when an out-of-office answer says its writer is back (unix seconds; null when it does not say)' },
   'sms.sent': { description: 'The SMS provider took a text (or, in test mode, the local driver recorded it), beside `message.sent`; the object is the outbox message' },
   'sms.received': { description: 'A text came in to an SMS connection\'s number, beside `inbox_message.received`; the object is the inbox message' },
+  'organization.updated': { description: 'The organization\'s settings changed (`PATCH /v1/organization`: `phone_region`); the object is the organization, `previous_attributes` holds the earlier values' },
   'sandbox.reset': { description: 'The test-mode data set was replaced by a fresh sandbox data set' },
   'sequence.step_added': { description: 'A step was added to a sequence; the object is the sequence with the `step`' },
   'sequence.step_updated': { description: 'A step of a sequence changed; the object is the sequence with the `step`, `previous_attributes` the step\'s earlier values' },

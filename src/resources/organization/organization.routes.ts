@@ -53,7 +53,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
   app.patch('/organization', {
     schema: {
       tags, operationId: 'updateOrganization', summary: 'Change the organization\'s settings',
-      description: 'Changes the settings given (`phone_region`). They are the organization\'s, not a mode\'s: both modes read them, so only a live key changes them (a test key is 403). An empty body is 400 `No fields to update`.',
+      description: 'Changes the settings given (`phone_region`). They are the organization\'s, not a mode\'s: both modes read them, so only a live key changes them (a test key is 403). An empty body is 400 `No fields to update`. Records `organization.updated` (in the mode of the key: live) with the earlier values in `previous_attributes`.',
       body: OrganizationUpdateSchema, response: { 200: Data(OrganizationSchema, 'The organization'), ...errorResponses(404) },
     },
   }, async (req, reply) => {
@@ -64,11 +64,14 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
       throw validationError([{ loc: ['body', 'phone_region'], msg: 'value is not a region phone numbers can be read in: an ISO 3166-1 alpha-2 code like GB or US', type: 'value_error.phone_region' }]);
     }
     await mutate(req, reply, 200, async (w) => {
+      const before = await w.tx.selectFrom('organizations').select('phone_region').where('id', '=', w.scope.orgId).executeTakeFirst();
       const org = await w.tx.updateTable('organizations').set({ phone_region: region }).where('id', '=', w.scope.orgId).returningAll().executeTakeFirst();
-      if (!org) throw notFound('Organization not found');
+      if (!org || !before) throw notFound('Organization not found');
       // Later writes of this transaction (a group commit's) read the new region.
       w.changed(PHONE_REGION);
-      return organizationOf(org, w.scope.mode);
+      const record = organizationOf(org, w.scope.mode);
+      w.emit('organization.updated', record, { phone_region: before.phone_region });
+      return record;
     });
   });
 }
