@@ -41,20 +41,30 @@ async function checkInput(request: FastifyRequest, input: Record<string, unknown
   if (!adapter) return;
   if (input.settings !== undefined) {
     checkBodyMember(adapter.settings, input.settings, 'settings');
-    checkHosts(request, input.settings as Record<string, { host?: string }>);
+    checkHosts(request, input.settings as Record<string, unknown>);
   }
   if (input.credentials !== undefined && input.credentials !== null) checkBodyMember(adapter.credentials, input.credentials, 'credentials');
 }
 
-/** Servers named by address or as `localhost` are judged now; names are judged again at each connection. */
-function checkHosts(request: FastifyRequest, settings: Record<string, { host?: string }>): void {
+/**
+ * Servers named by address or as `localhost` are judged now (a server's `host`, an API's `api_url`);
+ * names are judged again at each connection.
+ */
+function checkHosts(request: FastifyRequest, settings: Record<string, unknown>): void {
   const { config } = request.server.services;
   const policy = { allowPrivate: config.outboundAllowPrivate, allowLinkLocal: config.outboundAllowLinkLocalUnsafe };
-  for (const [name, server] of Object.entries(settings)) {
-    if (typeof server?.host !== 'string') continue;
-    const host = guardedHost(server.host);
+  const judge = (written: string, field: string) => {
+    const host = guardedHost(written);
     const refusal = isIP(host) ? addressRefusal(host, policy) : nameRefusal(host, policy);
-    if (refusal) throw badRequest(`settings.${name}.host is a ${refusal} address, which this service does not connect to`, `settings.${name}.host`);
+    if (refusal) throw badRequest(`${field} is a ${refusal} address, which this service does not connect to`, field);
+  };
+  for (const [name, server] of Object.entries(settings)) {
+    if (typeof (server as { host?: unknown })?.host === 'string') judge((server as { host: string }).host, `settings.${name}.host`);
+  }
+  if (typeof settings.api_url === 'string') {
+    const url = URL.parse(settings.api_url);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) throw badRequest('settings.api_url must be an http(s) URL', 'settings.api_url');
+    judge(url.hostname, 'settings.api_url');
   }
 }
 
