@@ -26,6 +26,7 @@ export const JSON_COLUMNS: Record<string, readonly string[]> = {
   connections: ['settings'],
   contacts: ['tags', 'custom_fields'],
   deals: ['tags', 'custom_fields'],
+  dialer_sessions: ['calling_window', 'skipped'],
   events: ['data', 'previous_attributes'],
   exports: ['filters', 'search'],
   fields: ['options'],
@@ -42,6 +43,7 @@ export const JSON_COLUMNS: Record<string, readonly string[]> = {
   sequence_steps: ['variants'],
   sequences: ['mailbox_ids', 'schedule'],
   tasks: ['custom_fields'],
+  voice_rubrics: ['criteria'],
   webhook_deliveries: ['attempts'],
   webhook_endpoints: ['event_types'],
 };

@@ -312,13 +312,13 @@ export interface DialerSessionsTable {
   agent_id: string;
   number_id: string;
   parallel_lines: number;
-  calling_window: string;
+  calling_window: unknown;
   script: string | null;
   status: string;
   pass: number;
   cursor: string | null;
   exhausted: number;
-  skipped: string;
+  skipped: unknown;
   started_at: number | null;
   completed_at: number | null;
   created_at: number;
@@ -913,7 +913,7 @@ export interface VoiceRubricsTable {
   id: string;
   name: string;
   description: string | null;
-  criteria: string;
+  criteria: unknown;
   created_at: number;
   updated_at: number;
 }
