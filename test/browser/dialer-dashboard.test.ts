@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp } from '../helpers/app.ts';
-import { browserAvailable, browserContext } from '../helpers/browser.ts';
+import { browserAvailable, browserContext, signedIn } from '../helpers/browser.ts';
 import { ok } from '../helpers/records.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -43,14 +43,7 @@ describe.skipIf(!browserAvailable)('the dialer screen of the dashboard in a brow
       list_id: list.id, agent_id: agent.id, number_id: number.id, calling_window: { start_hour: 0, end_hour: 24, timezone: 'UTC' }, script: 'Hi {{ first_name }}, this is Ada from Acme.',
     }), 201);
 
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${base}/dashboard`);
-    await page.getByLabel('API key').fill(t.test_token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => heading(page), { timeout: 20_000 }).toBe('Contacts');
+    const { page, problems } = await signedIn(browser, base, t.test_token);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Dialer', exact: true }).click();
     await expect.poll(() => heading(page)).toBe('Dialer');
     await page.getByRole('link', { name: session.id }).click();

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenant, testApp } from '../helpers/app.ts';
-import { browserAvailable, browserContext } from '../helpers/browser.ts';
+import { browserAvailable, browserContext, signedIn } from '../helpers/browser.ts';
 import { dnsAvailable, DnsServer } from '../helpers/dns.ts';
 import { emailConnection, inboundUrl, rawMail, receive } from '../helpers/inbox.ts';
 
@@ -38,14 +38,7 @@ describe.skipIf(!browserAvailable || !dnsAvailable)('the e-mail screens of the d
 
   it('adds and verifies a domain, closes a thread, and simulates an outcome of a sent message', { timeout: 120_000 }, async () => {
     const t = await tenant(app);
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${base}/dashboard`);
-    await page.getByLabel('API key').fill(t.test_token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => heading(page), { timeout: 20_000 }).toBe('Contacts');
+    const { page, problems } = await signedIn(browser, base, t.test_token);
 
     // A sending domain: its records to publish, a value copied, and a check that finds them missing.
     await nav(page, 'Sending domains');

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clock, tenant, testApp, type Client } from '../helpers/app.ts';
-import { browserAvailable, browserContext } from '../helpers/browser.ts';
+import { browserAvailable, browserContext, signedIn } from '../helpers/browser.ts';
 import { ok, type Json } from '../helpers/records.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -63,14 +63,7 @@ describe.skipIf(!browserAvailable)('the sequence screens of the dashboard in a b
     await ok(c.post(`/v1/sequences/${seq.id}/steps`, { time_interval: FOLLOW_UP, body: 'One last note, {{ first_name }}.' }), 201);
     await ok(c.post(`/v1/sequences/${seq.id}/enrollments`, { contact_ids: contacts.map((x) => x.id) }), 201);
 
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => { if (/Content.Security.Policy|Refused/i.test(m.text())) problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${base}/dashboard`);
-    await page.getByLabel('API key').fill(t.test_token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => heading(page), { timeout: 20_000 }).toBe('Contacts');
+    const { page, problems } = await signedIn(browser, base, t.test_token);
 
     // The table: each sequence with its status and counts; the status filter and the search by name.
     await nav(page, 'Sequences');
