@@ -91,6 +91,18 @@ describe('connections', () => {
     await ok(allowed.live.post('/v1/connections', { ...smtp, settings: { smtp: { host: '127.0.0.1', port: 2525 } } }), 201);
   });
 
+  it('refuses a Twilio API URL at a private or loopback address unless the operator allows it', async () => {
+    const t = await tenant(strict, noSandbox);
+    const c = client(strict, t.live_token);
+    const save = (apiUrl: string) => c.post('/v1/connections', {
+      kind: 'telephony', provider: 'twilio', settings: { account_sid: `AC${'0'.repeat(32)}`, api_url: apiUrl }, credentials: { auth_token: 'twilio-auth-token-000000' },
+    });
+    expect((await fails(save('http://127.0.0.1:9/'), 400)).param).toBe('settings.api_url');
+    expect((await fails(save('http://localhost/'), 400)).param).toBe('settings.api_url');
+    expect((await fails(save('ftp://api.twilio.com/'), 400)).detail).toBe('settings.api_url must be an http(s) URL');
+    await ok(save('https://api.twilio.com'), 201);
+  });
+
   it('filters by kind and provider, and takes the local driver for sms', async () => {
     const t = await tenant(app, noSandbox);
     const real = await ok(t.live.post('/v1/connections', smtp), 201);

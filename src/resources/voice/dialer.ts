@@ -22,6 +22,7 @@ import { parseJson } from '../../db/sql.ts';
 import type { WriteContext } from '../../platform/write.ts';
 import { dialerSessions } from './sessions.resource.ts';
 import { DEFAULT_WINDOW, LIVE_CALLS, queueContact, wakeDialer, weeklyOf, type CallingWindow } from './sessions.store.ts';
+import { watchCall } from './call-updates.ts';
 import { PLACE, type CallPayload } from './voice-kinds.ts';
 
 /** Contacts read from the list at a time while filling lines: those lines, a few more, at most 50. */
@@ -128,4 +129,6 @@ async function placeCall(w: WriteContext, session: Row, candidate: Candidate, to
     answered_by: null, last_update_at: w.now, created_at: w.now, updated_at: w.now,
   }).execute();
   w.enqueue(PLACE, { call_id: id } satisfies CallPayload);
+  // Watched from the start: a call whose placing never happens is failed, not left queued.
+  watchCall(w, id, 'queued');
 }

@@ -127,10 +127,11 @@ export const voiceReconcile = defineJobKind<CallPayload>({
     const row = await selectIn(context.database.db, 'calls', scope).selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || silenceOf(row.status) === undefined) return;
     if (!row.provider_call_id) {
-      // Never handed to a provider (its placing job gave up): nothing will ever be heard of it.
+      // Not handed to a provider in all that time (its placing job gave up, or waits behind others):
+      // the contact's moment has passed, and nothing will ever be heard of it.
       return void await write(scope, async (w) => {
         const locked = await callForUpdate(w, id);
-        if (locked && !locked.provider_call_id && locked.status === 'queued') await failCall(w, locked, 'The call was never placed: the provider could not be reached');
+        if (locked && !locked.provider_call_id && locked.status === 'queued') await failCall(w, locked, 'The call was not placed in time: the provider could not be reached');
       });
     }
     const found = await (await driverOf(context, scope, row.connection_id)).driver.fetch(row.provider_call_id);
