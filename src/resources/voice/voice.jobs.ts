@@ -14,7 +14,7 @@ import { AppError } from '../../platform/errors.ts';
 import { defineJobKind, type JobContext } from '../../platform/jobs/kinds.ts';
 import { PermanentSendError } from '../../platform/providers/refusals.ts';
 import { resolveProvider, type Resolved } from '../../platform/providers/registry.ts';
-import { telephonyKind, type TelephonyDriver } from '../../platform/providers/telephony/telephony.ts';
+import { FINAL_STATUSES, telephonyKind, type CallStatus, type TelephonyDriver } from '../../platform/providers/telephony/telephony.ts';
 import { presentOne } from '../../platform/resource/store.ts';
 import { selectIn, updateIn } from '../../platform/resource/tenancy.ts';
 import type { Row } from '../../platform/resource/define.ts';
@@ -86,6 +86,8 @@ export const voicePlace = defineJobKind<CallPayload>({
       const at = w.now;
       await updateIn(w.tx, 'calls', w.scope).set({ provider_call_id: placed.id, last_update_at: at, updated_at: at }).where('id', '=', id).execute();
       const now = await callForUpdate(w, id);
+      // Failed meanwhile (not placed in time): the provider's call is ended rather than connected.
+      if (FINAL_STATUSES.has(now!.status as CallStatus)) return void w.enqueue(HANG_UP, { call_id: id, status: 'canceled' } satisfies HangUpPayload);
       w.emit('call.started', await presentOne(calls, w.tx, w.scope, now!));
       if (now!.status === 'queued') watchCall(w, id, 'queued');
       for (const { afterMs, ...update } of placed.played ?? []) w.enqueue(PLAYED, { call_id: id, update } satisfies PlayedPayload, { runAt: at * 1000 + afterMs });
