@@ -88,8 +88,9 @@ describe('a runner with nothing to claim', () => {
     await write(s, async (w) => void w.schedule('on-time', kind, { v: 'x' }, due));
     runner.wake(); // as a commit of its process does
     await until(async () => ranAt, (r) => r.length === 1);
-    // Found by its poll, it would have run a second after the wake-up, 600 ms late.
-    expect(ranAt[0] - due).toBeLessThan(450);
+    // Found by its poll, it would have run a second after the wake-up, 600 ms late: anything
+    // before that (a loaded machine may delay the timer itself) is the sleep that ended on time.
+    expect(ranAt[0] - due).toBeLessThan(580);
     expect(ranAt[0]).toBeGreaterThanOrEqual(due);
   });
 });
